@@ -1,0 +1,537 @@
+//! A loopback HTTP/1.1 server (hyper 1) that answers each request with the next reply of a
+//! script — S3 errors, dropped connections, truncated or stalled bodies — and records every
+//! request it received, so tests can count attempts and check each one's signature.
+//!
+//! It runs on its own thread and runtime (like `local-s3`), so it keeps answering whatever
+//! the test's runtime does; dropping the [`FaultServer`] stops it and cuts open connections.
+
+use std::collections::VecDeque;
+use std::future::Future as _;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode, Uri};
+use http_body_util::BodyExt;
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::sync::oneshot;
+
+/// What the server does with one request (after reading its whole body).
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A complete response.
+    Respond {
+        /// Status code.
+        status: u16,
+        /// Extra headers (a `content-length` here overrides the body's length).
+        headers: Vec<(String, String)>,
+        /// Body.
+        body: Bytes,
+    },
+    /// Close the connection without answering.
+    Reset,
+    /// Announce `declared` bytes, send `sent` (fewer), then abort the connection.
+    Truncated {
+        /// Status code.
+        status: u16,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+        /// `Content-Length` announced.
+        declared: u64,
+        /// Bytes actually sent.
+        sent: Bytes,
+    },
+    /// Announce `declared` bytes, send `sent` (fewer), then keep the connection open forever.
+    Stalled {
+        /// Status code.
+        status: u16,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+        /// `Content-Length` announced.
+        declared: u64,
+        /// Bytes actually sent.
+        sent: Bytes,
+    },
+    /// Wait, then reply.
+    Delayed(Duration, Box<Reply>),
+}
+
+/// The body of an S3 error document.
+pub fn error_document(code: &str, message: &str, request_id: &str) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{code}</Code>\
+         <Message>{message}</Message><RequestId>{request_id}</RequestId>\
+         <HostId>fault-host-id</HostId></Error>"
+    )
+}
+
+/// Stands for the request id inside a scripted body; replaced by the real one when sent.
+const REQUEST_ID_PLACEHOLDER: &str = "{request-id}";
+
+impl Reply {
+    /// A complete response with `body` and no extra headers.
+    pub fn ok(body: impl Into<Bytes>) -> Self {
+        Reply::Respond {
+            status: 200,
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+
+    /// An empty `200 OK`.
+    pub fn empty() -> Self {
+        Self::ok(Bytes::new())
+    }
+
+    /// A response with the S3 error document `code` and an XML content type.
+    pub fn s3_error(status: u16, code: &str, message: &str) -> Self {
+        Reply::Respond {
+            status,
+            headers: vec![("content-type".into(), "application/xml".into())],
+            body: error_document(code, message, REQUEST_ID_PLACEHOLDER).into(),
+        }
+    }
+
+    /// `503 SlowDown` (throttling).
+    pub fn slow_down() -> Self {
+        Self::s3_error(503, "SlowDown", "Please reduce your request rate.")
+    }
+
+    /// `400 RequestTimeout` (transient).
+    pub fn request_timeout() -> Self {
+        Self::s3_error(
+            400,
+            "RequestTimeout",
+            "Your socket connection to the server was not read from or written to within the timeout period.",
+        )
+    }
+
+    /// `500 InternalError` (transient).
+    pub fn internal_error() -> Self {
+        Self::s3_error(
+            500,
+            "InternalError",
+            "We encountered an internal error. Please try again.",
+        )
+    }
+
+    /// `403 AccessDenied` (not retryable).
+    pub fn access_denied() -> Self {
+        Self::s3_error(403, "AccessDenied", "Access Denied")
+    }
+
+    /// A `200 OK` whose body is an error document, preceded by the whitespace S3 sends to
+    /// keep a long CompleteMultipartUpload / CopyObject connection alive.
+    pub fn error_in_200(code: &str, message: &str) -> Self {
+        Reply::Respond {
+            status: 200,
+            headers: vec![("content-type".into(), "application/xml".into())],
+            body: format!(
+                "\n \n {}",
+                error_document(code, message, REQUEST_ID_PLACEHOLDER)
+            )
+            .into(),
+        }
+    }
+
+    /// `301 PermanentRedirect` naming the bucket's region in `x-amz-bucket-region`.
+    pub fn permanent_redirect(region: &str) -> Self {
+        Reply::Respond {
+            status: 301,
+            headers: vec![
+                ("content-type".into(), "application/xml".into()),
+                ("x-amz-bucket-region".into(), region.into()),
+            ],
+            body: format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>PermanentRedirect</Code>\
+                 <Message>The bucket you are attempting to access must be addressed using the \
+                 specified endpoint. Please send all future requests to this endpoint.</Message>\
+                 <Endpoint>s3.{region}.amazonaws.com</Endpoint>\
+                 <RequestId>{REQUEST_ID_PLACEHOLDER}</RequestId><HostId>fault-host-id</HostId></Error>"
+            )
+            .into(),
+        }
+    }
+
+    /// A `200 OK` object body of `len` bytes announced, `sent` of them delivered, then the
+    /// connection is aborted.
+    pub fn truncated(body: &[u8], sent: usize) -> Self {
+        Reply::Truncated {
+            status: 200,
+            headers: Vec::new(),
+            declared: body.len() as u64,
+            sent: Bytes::copy_from_slice(&body[..sent]),
+        }
+    }
+
+    /// A `200 OK` object body of `len` bytes announced, `sent` of them delivered, then nothing.
+    pub fn stalled(body: &[u8], sent: usize) -> Self {
+        Reply::Stalled {
+            status: 200,
+            headers: Vec::new(),
+            declared: body.len() as u64,
+            sent: Bytes::copy_from_slice(&body[..sent]),
+        }
+    }
+
+    /// Adds a header to a reply that sends one.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        match &mut self {
+            Reply::Respond { headers, .. }
+            | Reply::Truncated { headers, .. }
+            | Reply::Stalled { headers, .. } => headers.push((name.into(), value.into())),
+            Reply::Reset => {}
+            Reply::Delayed(_, inner) => **inner = inner.as_ref().clone().with_header(name, value),
+        }
+        self
+    }
+
+    /// This reply, sent after `delay`.
+    pub fn after(self, delay: Duration) -> Self {
+        Reply::Delayed(delay, Box::new(self))
+    }
+}
+
+/// One request as the server received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// Request method.
+    pub method: Method,
+    /// Request target (path and query), as sent.
+    pub uri: Uri,
+    /// Request headers.
+    pub headers: HeaderMap,
+    /// The body bytes received (all of them unless `body_complete` is false).
+    pub body: Bytes,
+    /// False if the client stopped sending before the body was complete.
+    pub body_complete: bool,
+    /// Which TCP connection carried it (0, 1, … in accept order).
+    pub connection: usize,
+}
+
+impl Recorded {
+    /// The value of header `name`, if present and valid UTF-8.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name)?.to_str().ok()
+    }
+}
+
+struct Shared {
+    script: VecDeque<Reply>,
+    /// Used once the script is exhausted.
+    fallback: Reply,
+    requests: Vec<Recorded>,
+}
+
+/// A running fault server; see the module docs.
+pub struct FaultServer {
+    addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    // A test that panicked while holding the lock must not hide its own failure behind ours.
+    shared.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+impl FaultServer {
+    /// Starts a server on `127.0.0.1:0` answering with `script` in order, then with
+    /// `500 InternalError` ("script exhausted") for any further request.
+    pub fn start(script: impl IntoIterator<Item = Reply>) -> Self {
+        Self::start_with_fallback(
+            script,
+            Reply::s3_error(500, "InternalError", "fault server: script exhausted"),
+        )
+    }
+
+    /// Starts a server answering with `script`, then with `fallback` for every further request.
+    pub fn start_with_fallback(script: impl IntoIterator<Item = Reply>, fallback: Reply) -> Self {
+        let shared = Arc::new(Mutex::new(Shared {
+            script: script.into_iter().collect(),
+            fallback,
+            requests: Vec::new(),
+        }));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let addr = listener.local_addr().expect("local address");
+        let (shutdown_tx, shutdown_rx) = oneshot::channel();
+        let server_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("fault-server".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("fault server runtime");
+                runtime.block_on(serve(listener, server_shared, shutdown_rx));
+                // Stalled connections are still open: cut them.
+                runtime.shutdown_background();
+            })
+            .expect("spawn fault server thread");
+        Self {
+            addr,
+            shared,
+            shutdown: Some(shutdown_tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.shared).requests.clone()
+    }
+
+    /// How many requests were received so far.
+    pub fn request_count(&self) -> usize {
+        lock(&self.shared).requests.len()
+    }
+
+    /// Appends replies to the script.
+    pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
+        lock(&self.shared).script.extend(replies);
+    }
+
+    /// Forgets the recorded requests (e.g. after a warm-up request).
+    pub fn clear_requests(&self) {
+        lock(&self.shared).requests.clear();
+    }
+}
+
+impl Drop for FaultServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn serve(
+    listener: std::net::TcpListener,
+    shared: Arc<Mutex<Shared>>,
+    mut shutdown: oneshot::Receiver<()>,
+) {
+    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+    let connections = AtomicUsize::new(0);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => continue,
+            },
+            _ = &mut shutdown => return,
+        };
+        let connection = connections.fetch_add(1, Ordering::Relaxed);
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| {
+                let shared = Arc::clone(&shared);
+                async move { handle(request, &shared, connection).await }
+            });
+            // Errors are the point of this server (resets, aborted bodies): ignore them.
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+async fn handle(
+    request: http::Request<Incoming>,
+    shared: &Mutex<Shared>,
+    connection: usize,
+) -> Result<Response<ScriptedBody>, io::Error> {
+    let (parts, mut body) = request.into_parts();
+    // Read the body frame by frame so that a client abandoning its upload is still recorded.
+    let mut received = Vec::new();
+    let mut body_complete = true;
+    while let Some(frame) = body.frame().await {
+        match frame {
+            Ok(frame) => {
+                if let Some(data) = frame.data_ref() {
+                    received.extend_from_slice(data);
+                }
+            }
+            Err(_) => {
+                body_complete = false;
+                break;
+            }
+        }
+    }
+    let (index, mut reply) = {
+        let mut shared = lock(shared);
+        shared.requests.push(Recorded {
+            method: parts.method,
+            uri: parts.uri,
+            headers: parts.headers,
+            body: received.into(),
+            body_complete,
+            connection,
+        });
+        let reply = match shared.script.pop_front() {
+            Some(reply) => reply,
+            None => shared.fallback.clone(),
+        };
+        (shared.requests.len() - 1, reply)
+    };
+    if !body_complete {
+        return Err(io::Error::other("request body aborted by the client"));
+    }
+    let request_id = format!("fault-req-{index}");
+    while let Reply::Delayed(delay, inner) = reply {
+        tokio::time::sleep(delay).await;
+        reply = *inner;
+    }
+    let (status, headers, body) = match reply {
+        Reply::Reset => return Err(io::Error::other("scripted reset")),
+        Reply::Respond {
+            status,
+            headers,
+            body,
+        } => {
+            let body = replace_request_id(body, &request_id);
+            let length = body.len() as u64;
+            (status, headers, ScriptedBody::new(body, length, Tail::End))
+        }
+        Reply::Truncated {
+            status,
+            headers,
+            declared,
+            sent,
+        } => (
+            status,
+            headers,
+            ScriptedBody::new(sent, declared, Tail::Abort),
+        ),
+        Reply::Stalled {
+            status,
+            headers,
+            declared,
+            sent,
+        } => (
+            status,
+            headers,
+            ScriptedBody::new(sent, declared, Tail::Hang),
+        ),
+        Reply::Delayed(..) => unreachable!("delays were unwrapped above"),
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::from_u16(status).expect("scripted status code");
+    let declared = response.body().declared;
+    let map = response.headers_mut();
+    map.insert(http::header::CONTENT_LENGTH, HeaderValue::from(declared));
+    map.insert(
+        "x-amz-request-id",
+        HeaderValue::from_str(&request_id).expect("request id header"),
+    );
+    for (name, value) in headers {
+        map.insert(
+            HeaderName::from_bytes(name.as_bytes()).expect("scripted header name"),
+            HeaderValue::from_str(&value).expect("scripted header value"),
+        );
+    }
+    Ok(response)
+}
+
+fn replace_request_id(body: Bytes, request_id: &str) -> Bytes {
+    match std::str::from_utf8(&body) {
+        Ok(text) if text.contains(REQUEST_ID_PLACEHOLDER) => {
+            Bytes::from(text.replace(REQUEST_ID_PLACEHOLDER, request_id))
+        }
+        _ => body,
+    }
+}
+
+/// What a scripted body does after its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// Ends normally.
+    End,
+    /// Fails, which makes hyper abort the connection; after a pause, so that the data sent
+    /// before is flushed to the client first.
+    Abort,
+    /// Never ends.
+    Hang,
+}
+
+/// A response body: one data frame, then [`Tail`].
+pub struct ScriptedBody {
+    data: Option<Bytes>,
+    declared: u64,
+    tail: Tail,
+    pause: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl ScriptedBody {
+    fn new(data: Bytes, declared: u64, tail: Tail) -> Self {
+        Self {
+            data: (!data.is_empty()).then_some(data),
+            declared,
+            tail,
+            pause: None,
+        }
+    }
+}
+
+impl hyper::body::Body for ScriptedBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        if let Some(data) = self.data.take() {
+            return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        match self.tail {
+            Tail::End => Poll::Ready(None),
+            Tail::Hang => Poll::Pending,
+            Tail::Abort => {
+                let pause = self
+                    .pause
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::from_millis(50))));
+                match pause.as_mut().poll(cx) {
+                    Poll::Ready(()) => {
+                        Poll::Ready(Some(Err(io::Error::other("scripted truncation"))))
+                    }
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.tail == Tail::End && self.data.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        // Never exact: hyper must send our `content-length` header as is (it is a lie for
+        // truncated and stalled bodies, and differs from the empty body of a HEAD reply).
+        SizeHint::default()
+    }
+}

@@ -1,0 +1,5 @@
+//! Support code for the integration tests. Each test binary uses a different subset.
+#![allow(dead_code)]
+
+pub mod fault;
+pub mod sigv4;
