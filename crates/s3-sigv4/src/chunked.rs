@@ -1,0 +1,533 @@
+//! `aws-chunked` streaming uploads, sans-IO.
+//!
+//! The body is cut into chunks of a fixed size (the last one may be shorter),
+//! each framed as `hex-size[;chunk-signature=sig]\r\n payload \r\n`, and ended
+//! by an empty chunk, optionally followed by a trailer (a checksum header) and
+//! its signature. In the signed modes every chunk signature chains on the
+//! previous one, starting from the seed signature of the request headers.
+//!
+//! The encoder never owns the payload: [`ChunkEncoder::chunk_header`] returns
+//! the framing to send before a caller-owned payload slice (zero copies, for
+//! vectored writes), and [`ChunkEncoder::encode_chunk`] writes a whole framed
+//! chunk into a caller buffer (the payload copied exactly once).
+
+use hmac::Mac;
+use http::header::{CONTENT_ENCODING, CONTENT_LENGTH};
+use http::{HeaderMap, HeaderName, HeaderValue};
+use sha2::{Digest, Sha256};
+
+use crate::encoding::{hex_len, hex32, push_hex_usize};
+use crate::error::{Error, InvalidHeader, InvalidParameter, StreamingError};
+use crate::key::HmacSha256;
+use crate::params::{PayloadHash, SigningParams};
+use crate::signer::{Signature, write_scope};
+
+/// S3 rejects aws-chunked uploads whose non-final chunks are below 8 KiB.
+pub const MIN_CHUNK_SIZE: usize = 8 * 1024;
+
+/// What follows a payload slice sent after [`ChunkEncoder::chunk_header`].
+pub const CHUNK_TERMINATOR: &[u8; 2] = b"\r\n";
+
+const SIGNATURE_EXTENSION: &[u8] = b";chunk-signature=";
+const TRAILER_SIGNATURE_NAME: &[u8] = b"x-amz-trailer-signature:";
+/// Hex SHA-256 of the empty string, part of every chunk string to sign.
+const EMPTY_SHA256_HEX: &[u8] = b"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+const X_AMZ_DECODED_CONTENT_LENGTH: HeaderName =
+    HeaderName::from_static("x-amz-decoded-content-length");
+const X_AMZ_TRAILER: HeaderName = HeaderName::from_static("x-amz-trailer");
+
+/// The three aws-chunked payload modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamingMode {
+    /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD`: signed chunks, no trailer.
+    Signed,
+    /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`: signed chunks and a signed trailer.
+    SignedWithTrailer,
+    /// `STREAMING-UNSIGNED-PAYLOAD-TRAILER`: plain chunks and an unsigned trailer.
+    UnsignedWithTrailer,
+}
+
+impl StreamingMode {
+    /// The `x-amz-content-sha256` value of this mode.
+    pub fn payload_hash(self) -> PayloadHash {
+        match self {
+            Self::Signed => PayloadHash::StreamingSigned,
+            Self::SignedWithTrailer => PayloadHash::StreamingSignedTrailer,
+            Self::UnsignedWithTrailer => PayloadHash::StreamingUnsignedTrailer,
+        }
+    }
+
+    fn is_signed(self) -> bool {
+        !matches!(self, Self::UnsignedWithTrailer)
+    }
+}
+
+/// The shape of an aws-chunked body: mode, decoded length, chunk size and
+/// trailer. It determines the encoded `Content-Length` before any byte is read.
+///
+/// ```
+/// use s3_sigv4::ChunkedLayout;
+/// // The S3 documentation example: 66560 bytes in 64 KiB chunks.
+/// let layout = ChunkedLayout::signed(66_560, 65_536)?;
+/// assert_eq!(layout.encoded_length(), 66_824);
+/// let with_trailer =
+///     ChunkedLayout::signed_with_trailer(66_560, 65_536, "x-amz-checksum-crc32c", 8)?;
+/// assert_eq!(with_trailer.encoded_length(), 66_946);
+/// # Ok::<(), s3_sigv4::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkedLayout {
+    mode: StreamingMode,
+    decoded_length: u64,
+    chunk_size: usize,
+    trailer: Option<(HeaderName, usize)>,
+}
+
+impl ChunkedLayout {
+    /// Signed chunks without a trailer.
+    pub fn signed(decoded_length: u64, chunk_size: usize) -> Result<Self, Error> {
+        Self::build(StreamingMode::Signed, decoded_length, chunk_size, None)
+    }
+
+    /// Signed chunks followed by the signed trailer `trailer_name` whose value
+    /// (e.g. a base64 checksum) is `trailer_value_length` bytes long.
+    pub fn signed_with_trailer(
+        decoded_length: u64,
+        chunk_size: usize,
+        trailer_name: &str,
+        trailer_value_length: usize,
+    ) -> Result<Self, Error> {
+        let trailer = Some((trailer_header_name(trailer_name)?, trailer_value_length));
+        Self::build(
+            StreamingMode::SignedWithTrailer,
+            decoded_length,
+            chunk_size,
+            trailer,
+        )
+    }
+
+    /// Unsigned chunks followed by the unsigned trailer `trailer_name`.
+    pub fn unsigned_with_trailer(
+        decoded_length: u64,
+        chunk_size: usize,
+        trailer_name: &str,
+        trailer_value_length: usize,
+    ) -> Result<Self, Error> {
+        let trailer = Some((trailer_header_name(trailer_name)?, trailer_value_length));
+        Self::build(
+            StreamingMode::UnsignedWithTrailer,
+            decoded_length,
+            chunk_size,
+            trailer,
+        )
+    }
+
+    fn build(
+        mode: StreamingMode,
+        decoded_length: u64,
+        chunk_size: usize,
+        trailer: Option<(HeaderName, usize)>,
+    ) -> Result<Self, Error> {
+        if chunk_size < MIN_CHUNK_SIZE {
+            return Err(StreamingError::ChunkSizeTooSmall { chunk_size }.into());
+        }
+        Ok(Self {
+            mode,
+            decoded_length,
+            chunk_size,
+            trailer,
+        })
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> StreamingMode {
+        self.mode
+    }
+    /// The payload length before encoding (`x-amz-decoded-content-length`).
+    pub fn decoded_length(&self) -> u64 {
+        self.decoded_length
+    }
+    /// The size of every chunk but the last.
+    pub fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+    /// The trailer header name, if any.
+    pub fn trailer_name(&self) -> Option<&HeaderName> {
+        self.trailer.as_ref().map(|(name, _)| name)
+    }
+
+    /// Length of the framing around a chunk of `payload_length` bytes
+    /// (everything but the payload).
+    fn framing_length(&self, payload_length: u64) -> u64 {
+        let signature = if self.mode.is_signed() {
+            (SIGNATURE_EXTENSION.len() + 64) as u64
+        } else {
+            0
+        };
+        hex_len(payload_length) as u64 + signature + 2 + 2
+    }
+
+    /// The encoded length of a data chunk of `payload_length` bytes.
+    pub fn encoded_chunk_length(&self, payload_length: usize) -> usize {
+        // At most 16 hex digits + 81 bytes of framing: cannot overflow usize
+        // beyond what `payload_length` already is.
+        payload_length.saturating_add(self.framing_length(payload_length as u64) as usize)
+    }
+
+    /// The length of what [`ChunkEncoder::finish`] writes: the empty chunk,
+    /// the trailer and its signature, and the closing line break.
+    pub fn final_length(&self) -> usize {
+        let signature = if self.mode.is_signed() {
+            SIGNATURE_EXTENSION.len() + 64
+        } else {
+            0
+        };
+        let mut length = 1 + signature + 2;
+        if let Some((name, value_length)) = &self.trailer {
+            length += name.as_str().len() + 1 + value_length + 2;
+            if self.mode.is_signed() {
+                length += TRAILER_SIGNATURE_NAME.len() + 64 + 2;
+            }
+        }
+        length + 2
+    }
+
+    /// The encoded body length: the `Content-Length` to send.
+    pub fn encoded_length(&self) -> u64 {
+        let chunk_size = self.chunk_size as u64;
+        let full_chunks = self.decoded_length / chunk_size;
+        let remainder = self.decoded_length % chunk_size;
+        let mut length = self.decoded_length + full_chunks * self.framing_length(chunk_size);
+        if remainder > 0 {
+            length += self.framing_length(remainder);
+        }
+        length + self.final_length() as u64
+    }
+
+    /// Sets the headers an aws-chunked request needs before it is signed:
+    /// `content-encoding: aws-chunked` (prepended to an existing encoding),
+    /// `content-length` (encoded), `x-amz-decoded-content-length` and
+    /// `x-amz-trailer`.
+    pub fn apply_headers(&self, headers: &mut HeaderMap) {
+        let encoding = match headers.get(CONTENT_ENCODING).map(HeaderValue::as_bytes) {
+            Some(existing) if !existing.starts_with(b"aws-chunked") => {
+                let mut value = b"aws-chunked,".to_vec();
+                value.extend_from_slice(existing);
+                HeaderValue::from_bytes(&value).unwrap_or(HeaderValue::from_static("aws-chunked"))
+            }
+            _ => HeaderValue::from_static("aws-chunked"),
+        };
+        headers.insert(CONTENT_ENCODING, encoding);
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(self.encoded_length()));
+        headers.insert(
+            X_AMZ_DECODED_CONTENT_LENGTH,
+            HeaderValue::from(self.decoded_length),
+        );
+        match &self.trailer {
+            Some((name, _)) => {
+                headers.insert(
+                    X_AMZ_TRAILER,
+                    HeaderValue::from_str(name.as_str()).unwrap_or(HeaderValue::from_static("")),
+                );
+            }
+            None => {
+                headers.remove(X_AMZ_TRAILER);
+            }
+        }
+    }
+}
+
+fn trailer_header_name(name: &str) -> Result<HeaderName, Error> {
+    let valid = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if !valid {
+        return Err(InvalidHeader::InvalidName {
+            name: name.to_owned(),
+        }
+        .into());
+    }
+    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        InvalidHeader::InvalidName {
+            name: name.to_owned(),
+        }
+        .into()
+    })
+}
+
+/// The framing that precedes one chunk's payload (at most 99 bytes).
+#[derive(Clone, Copy)]
+pub struct ChunkHeader {
+    bytes: [u8; 104],
+    length: usize,
+}
+
+impl AsRef<[u8]> for ChunkHeader {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[..self.length]
+    }
+}
+
+impl std::fmt::Debug for ChunkHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ChunkHeader({:?})",
+            String::from_utf8_lossy(self.as_ref())
+        )
+    }
+}
+
+struct ChunkSigning {
+    mac: HmacSha256,
+    /// `date\nscope\n`, shared by every chunk string to sign.
+    date_and_scope: Vec<u8>,
+    previous: Signature,
+}
+
+impl ChunkSigning {
+    /// Signs `algorithm\n date\n scope\n previous\n hashes...` and chains.
+    fn sign(&mut self, algorithm: &[u8], hashes: &[&[u8]]) -> Signature {
+        let mut mac = self.mac.clone();
+        mac.update(algorithm);
+        mac.update(b"\n");
+        mac.update(&self.date_and_scope);
+        mac.update(&self.previous.hex_bytes());
+        for hash in hashes {
+            mac.update(b"\n");
+            mac.update(hash);
+        }
+        self.previous = Signature::from_mac(mac);
+        self.previous
+    }
+}
+
+/// Encodes one aws-chunked body, chunk by chunk (sans-IO: it only fills
+/// buffers). Create it with [`crate::Signer::sign_streaming`] or
+/// [`crate::Signer::chunk_encoder`].
+///
+/// Call [`ChunkEncoder::chunk_header`] or [`ChunkEncoder::encode_chunk`] for
+/// each chunk in order (every chunk exactly [`ChunkedLayout::chunk_size`]
+/// bytes except the last), then [`ChunkEncoder::finish`] once. The encoder
+/// checks the chunk lengths against the layout, so the bytes produced always
+/// add up to [`ChunkedLayout::encoded_length`].
+#[must_use = "an aws-chunked body must be finished with `finish`"]
+pub struct ChunkEncoder {
+    layout: ChunkedLayout,
+    signing: Option<ChunkSigning>,
+    written: u64,
+    finished: bool,
+}
+
+impl std::fmt::Debug for ChunkEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkEncoder")
+            .field("layout", &self.layout)
+            .field("written", &self.written)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChunkEncoder {
+    pub(crate) fn new(
+        layout: ChunkedLayout,
+        mac: HmacSha256,
+        params: &SigningParams<'_>,
+        seed: Signature,
+    ) -> Result<Self, Error> {
+        if params.payload() != layout.mode.payload_hash() {
+            return Err(InvalidParameter::Payload(
+                "the signing params' payload must be the layout's streaming mode",
+            )
+            .into());
+        }
+        let signing = layout.mode.is_signed().then(|| {
+            let time = params.time();
+            let mut date_and_scope = Vec::with_capacity(64);
+            date_and_scope.extend_from_slice(time.amz_date().as_bytes());
+            date_and_scope.push(b'\n');
+            write_scope(
+                &mut date_and_scope,
+                time.date(),
+                params.region(),
+                params.service(),
+            );
+            date_and_scope.push(b'\n');
+            ChunkSigning {
+                mac,
+                date_and_scope,
+                previous: seed,
+            }
+        });
+        Ok(Self {
+            layout,
+            signing,
+            written: 0,
+            finished: false,
+        })
+    }
+
+    /// The layout being encoded.
+    pub fn layout(&self) -> &ChunkedLayout {
+        &self.layout
+    }
+
+    /// Payload bytes accepted so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// Whether `payload` fits the layout at this position.
+    fn accept(&mut self, payload: &[u8]) -> Result<(), StreamingError> {
+        if self.finished {
+            return Err(StreamingError::Finished);
+        }
+        let length = payload.len() as u64;
+        let declared = self.layout.decoded_length;
+        let total = self.written.checked_add(length).filter(|&t| t <= declared);
+        let Some(total) = total else {
+            return Err(StreamingError::TooMuchData { declared });
+        };
+        let is_last = total == declared;
+        let expected = self.layout.chunk_size;
+        if payload.is_empty() || payload.len() > expected || (payload.len() < expected && !is_last)
+        {
+            return Err(StreamingError::ChunkLength {
+                expected,
+                actual: payload.len(),
+            });
+        }
+        self.written = total;
+        Ok(())
+    }
+
+    /// Returns the framing to send before `payload`; send `payload` itself and
+    /// then [`CHUNK_TERMINATOR`]. Nothing is copied.
+    pub fn chunk_header(&mut self, payload: &[u8]) -> Result<ChunkHeader, Error> {
+        self.accept(payload)?;
+        let mut header = Vec::with_capacity(104);
+        push_hex_usize(&mut header, payload.len());
+        if let Some(signing) = &mut self.signing {
+            let payload_hash = hex32(&Sha256::digest(payload).into());
+            let signature = signing.sign(
+                b"AWS4-HMAC-SHA256-PAYLOAD",
+                &[EMPTY_SHA256_HEX, &payload_hash],
+            );
+            header.extend_from_slice(SIGNATURE_EXTENSION);
+            header.extend_from_slice(&signature.hex_bytes());
+        }
+        header.extend_from_slice(b"\r\n");
+        let mut bytes = [0u8; 104];
+        bytes[..header.len()].copy_from_slice(&header);
+        Ok(ChunkHeader {
+            bytes,
+            length: header.len(),
+        })
+    }
+
+    /// Writes the framed chunk (header, payload, line break) to the start of
+    /// `out`, which must hold [`ChunkedLayout::encoded_chunk_length`] bytes,
+    /// and returns the number of bytes written.
+    pub fn encode_chunk(&mut self, payload: &[u8], out: &mut [u8]) -> Result<usize, Error> {
+        let needed = self.layout.encoded_chunk_length(payload.len());
+        if out.len() < needed {
+            return Err(StreamingError::BufferTooSmall {
+                needed,
+                available: out.len(),
+            }
+            .into());
+        }
+        let header = self.chunk_header(payload)?;
+        let header = header.as_ref();
+        let (head, rest) = out.split_at_mut(header.len());
+        head.copy_from_slice(header);
+        let (body, rest) = rest.split_at_mut(payload.len());
+        body.copy_from_slice(payload);
+        rest[..2].copy_from_slice(CHUNK_TERMINATOR);
+        Ok(needed)
+    }
+
+    /// Writes the final empty chunk, the trailer (`trailer_value` is the value
+    /// of the layout's trailer header, `None` when the layout has none) and the
+    /// trailer signature into `out`, which must hold
+    /// [`ChunkedLayout::final_length`] bytes. Returns the number of bytes written.
+    pub fn finish(&mut self, trailer_value: Option<&str>, out: &mut [u8]) -> Result<usize, Error> {
+        if self.finished {
+            return Err(StreamingError::Finished.into());
+        }
+        if self.written != self.layout.decoded_length {
+            return Err(StreamingError::MissingData {
+                declared: self.layout.decoded_length,
+                written: self.written,
+            }
+            .into());
+        }
+        let needed = self.layout.final_length();
+        if out.len() < needed {
+            return Err(StreamingError::BufferTooSmall {
+                needed,
+                available: out.len(),
+            }
+            .into());
+        }
+        let trailer = match (&self.layout.trailer, trailer_value) {
+            (Some((name, length)), Some(value)) if value.len() == *length => {
+                if value.bytes().any(|b| b == b'\r' || b == b'\n') {
+                    return Err(InvalidHeader::LineBreakInValue {
+                        name: name.to_string(),
+                    }
+                    .into());
+                }
+                if value.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+                    return Err(InvalidHeader::ControlCharacterInValue {
+                        name: name.to_string(),
+                    }
+                    .into());
+                }
+                Some((name, value))
+            }
+            (None, None) => None,
+            _ => return Err(StreamingError::TrailerMismatch.into()),
+        };
+
+        let mut tail = Vec::with_capacity(needed);
+        tail.push(b'0');
+        if let Some(signing) = &mut self.signing {
+            let signature = signing.sign(
+                b"AWS4-HMAC-SHA256-PAYLOAD",
+                &[EMPTY_SHA256_HEX, EMPTY_SHA256_HEX],
+            );
+            tail.extend_from_slice(SIGNATURE_EXTENSION);
+            tail.extend_from_slice(&signature.hex_bytes());
+        }
+        tail.extend_from_slice(b"\r\n");
+        if let Some((name, value)) = trailer {
+            let line_start = tail.len();
+            tail.extend_from_slice(name.as_str().as_bytes());
+            tail.push(b':');
+            tail.extend_from_slice(value.as_bytes());
+            let line_end = tail.len();
+            tail.extend_from_slice(b"\r\n");
+            if let Some(signing) = &mut self.signing {
+                // The canonical trailer ends with `\n`, not `\r\n`.
+                let mut hasher = Sha256::new();
+                hasher.update(&tail[line_start..line_end]);
+                hasher.update(b"\n");
+                let trailer_hash = hex32(&hasher.finalize().into());
+                let signature = signing.sign(b"AWS4-HMAC-SHA256-TRAILER", &[&trailer_hash]);
+                tail.extend_from_slice(TRAILER_SIGNATURE_NAME);
+                tail.extend_from_slice(&signature.hex_bytes());
+                tail.extend_from_slice(b"\r\n");
+            }
+        }
+        tail.extend_from_slice(b"\r\n");
+        debug_assert_eq!(tail.len(), needed);
+        out[..tail.len()].copy_from_slice(&tail);
+        self.finished = true;
+        Ok(tail.len())
+    }
+}

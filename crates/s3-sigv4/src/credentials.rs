@@ -1,0 +1,120 @@
+//! Access credentials. `Debug` never prints the secret or the session token.
+
+use std::fmt;
+
+use crate::error::InvalidParameter;
+
+/// An access key pair plus an optional session token (temporary credentials).
+///
+/// ```
+/// use s3_sigv4::Credentials;
+/// let creds = Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI", Some("FQoGZXIvYXdzE".into()));
+/// let shown = format!("{creds:?}");
+/// assert!(shown.contains("AKIDEXAMPLE"));
+/// assert!(!shown.contains("wJalrXUtnFEMI") && !shown.contains("FQoGZXIvYXdzE"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    access_key_id: String,
+    secret_access_key: String,
+    session_token: Option<String>,
+}
+
+impl Credentials {
+    /// Credentials from their parts. Validation happens when they are used, so
+    /// this constructor cannot fail.
+    pub fn new(
+        access_key_id: impl Into<String>,
+        secret_access_key: impl Into<String>,
+        session_token: Option<String>,
+    ) -> Self {
+        Self {
+            access_key_id: access_key_id.into(),
+            secret_access_key: secret_access_key.into(),
+            session_token,
+        }
+    }
+
+    /// The access key id (public: it appears in every signed request).
+    pub fn access_key_id(&self) -> &str {
+        &self.access_key_id
+    }
+
+    /// The secret access key.
+    pub fn secret_access_key(&self) -> &str {
+        &self.secret_access_key
+    }
+
+    /// The session token of temporary credentials.
+    pub fn session_token(&self) -> Option<&str> {
+        self.session_token.as_deref()
+    }
+
+    /// Checks everything that ends up in a header or URL.
+    pub(crate) fn validate(&self) -> Result<(), InvalidParameter> {
+        let key_ok = !self.access_key_id.is_empty()
+            && self
+                .access_key_id
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && b != b'/');
+        if !key_ok {
+            return Err(InvalidParameter::AccessKeyId);
+        }
+        if self.secret_access_key.is_empty() {
+            return Err(InvalidParameter::SecretAccessKey);
+        }
+        if let Some(token) = &self.session_token
+            && token.bytes().any(|b| b.is_ascii_control())
+        {
+            return Err(InvalidParameter::SessionToken);
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("access_key_id", &self.access_key_id)
+            .field("secret_access_key", &"<redacted>")
+            .field(
+                "session_token",
+                &self.session_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_redacts_secret_and_token() {
+        let creds = Credentials::new("AKID", "s3cr3t-value", Some("t0ken-value".into()));
+        let shown = format!("{creds:?}");
+        assert!(shown.contains("AKID"));
+        assert!(!shown.contains("s3cr3t-value"));
+        assert!(!shown.contains("t0ken-value"));
+    }
+
+    #[test]
+    fn validation_rejects_bad_parts() {
+        assert_eq!(
+            Credentials::new("AK/ID", "s", None).validate(),
+            Err(InvalidParameter::AccessKeyId)
+        );
+        assert_eq!(
+            Credentials::new("AKID", "", None).validate(),
+            Err(InvalidParameter::SecretAccessKey)
+        );
+        assert_eq!(
+            Credentials::new("AKID", "s", Some("a\r\nb".into())).validate(),
+            Err(InvalidParameter::SessionToken)
+        );
+        assert_eq!(
+            Credentials::new("AKID", "s", Some("tok".into())).validate(),
+            Ok(())
+        );
+    }
+}

@@ -1,0 +1,609 @@
+//! The signer: header signing, presigning and the shared signing core.
+
+use std::fmt;
+use std::time::Duration;
+
+use bytes::Bytes;
+use hmac::Mac;
+use http::header::{AUTHORIZATION, HOST};
+use http::{HeaderMap, HeaderName, HeaderValue};
+use sha2::{Digest, Sha256};
+
+use crate::canonical::{canonical_headers_into, canonical_query_into, canonical_uri_into};
+use crate::chunked::{ChunkEncoder, ChunkedLayout};
+use crate::credentials::Credentials;
+use crate::encoding::{hex32, uri_encode_into};
+use crate::error::{Error, InvalidExpiry, InvalidHeader, InvalidParameter, InvalidUri};
+use crate::key::{HmacSha256, KeyCache};
+use crate::params::{SessionTokenPlacement, SigningParams};
+use crate::request::{SignableRequest, host_from_authority};
+
+pub(crate) const ALGORITHM: &str = "AWS4-HMAC-SHA256";
+const X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
+const X_AMZ_CONTENT_SHA256: HeaderName = HeaderName::from_static("x-amz-content-sha256");
+const X_AMZ_SECURITY_TOKEN: HeaderName = HeaderName::from_static("x-amz-security-token");
+
+/// The longest expiry S3 accepts for a presigned URL: 7 days.
+pub const MAX_PRESIGN_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// A SigV4 signature (32 bytes, shown as 64 lowercase hex digits on the wire).
+///
+/// `Debug` redacts it: a signature in a presigned URL is a bearer credential.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Signature([u8; 32]);
+
+impl Signature {
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// The 64-digit lowercase hex form used in headers, URLs and chunks.
+    pub fn to_hex(&self) -> String {
+        String::from_utf8_lossy(&hex32(&self.0)).into_owned()
+    }
+
+    pub(crate) fn hex_bytes(&self) -> [u8; 64] {
+        hex32(&self.0)
+    }
+
+    pub(crate) fn from_mac(mac: HmacSha256) -> Self {
+        Self(mac.finalize().into_bytes().into())
+    }
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Signature(<redacted>)")
+    }
+}
+
+/// Signs requests. One signer is meant to be shared by a whole client: its
+/// methods take `&self`, it is `Send + Sync`, and it caches derived signing
+/// keys so the four-HMAC derivation runs once per scope and day.
+///
+/// ```
+/// use s3_sigv4::{Credentials, PayloadHash, Signer, SigningParams, SigningTime};
+///
+/// let signer = Signer::new();
+/// let credentials = Credentials::new("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", None);
+/// let time = SigningTime::from_parts(2013, 5, 24, 0, 0, 0)?;
+/// let mut request = http::Request::get("https://examplebucket.s3.amazonaws.com/test.txt")
+///     .header("range", "bytes=0-9")
+///     .body(())?;
+/// let params = SigningParams::new("us-east-1", "s3", time, PayloadHash::Empty);
+/// let signature = signer.sign_headers(&mut request, &credentials, &params)?;
+/// assert_eq!(signature.to_hex(), "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+/// assert!(request.headers()["authorization"].to_str()?.starts_with("AWS4-HMAC-SHA256 Credential="));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct Signer {
+    keys: KeyCache,
+}
+
+impl fmt::Debug for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signer").finish_non_exhaustive()
+    }
+}
+
+/// The intermediate strings of one signature, to compare with what a server
+/// reports in a `SignatureDoesNotMatch` error. `Debug` redacts the session token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SigningReport {
+    /// The canonical request.
+    pub canonical_request: String,
+    /// The string to sign.
+    pub string_to_sign: String,
+    /// The signature.
+    pub signature: Signature,
+    /// The `Authorization` header value (empty for presigned requests).
+    pub authorization: String,
+}
+
+impl fmt::Debug for SigningReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redacted: String = self
+            .canonical_request
+            .lines()
+            .map(|line| {
+                if line.starts_with("x-amz-security-token:") {
+                    "x-amz-security-token:<redacted>"
+                } else {
+                    line
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        f.debug_struct("SigningReport")
+            .field("canonical_request", &redacted)
+            .field("string_to_sign", &self.string_to_sign)
+            .field("signature", &self.signature)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A presigned request: the URL plus the headers that were signed besides
+/// `host` and therefore must be sent with it. `Debug` redacts the signature,
+/// credential and session token in the URL.
+#[derive(Clone)]
+pub struct PresignedRequest {
+    method: http::Method,
+    url: String,
+    headers: HeaderMap,
+    signature: Signature,
+}
+
+impl PresignedRequest {
+    /// The method the URL is valid for.
+    pub fn method(&self) -> &http::Method {
+        &self.method
+    }
+    /// The full URL (`scheme://authority/path?query`, or `/path?query` when the
+    /// request carried no authority).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+    /// The URL as an `http::Uri`.
+    pub fn uri(&self) -> Result<http::Uri, Error> {
+        self.url
+            .parse()
+            .map_err(|e: http::uri::InvalidUri| InvalidUri::Unrepresentable(e.to_string()).into())
+    }
+    /// Signed headers (other than `host`) the client must send unchanged.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+    /// The signature in the URL.
+    pub fn signature(&self) -> Signature {
+        self.signature
+    }
+    /// Splits into method, URL and headers.
+    pub fn into_parts(self) -> (http::Method, String, HeaderMap) {
+        (self.method, self.url, self.headers)
+    }
+}
+
+impl fmt::Debug for PresignedRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
+        let query: Vec<&str> = query
+            .split('&')
+            .map(|pair| {
+                let name = pair.split('=').next().unwrap_or("");
+                match name {
+                    "X-Amz-Signature" => "X-Amz-Signature=<redacted>",
+                    "X-Amz-Security-Token" => "X-Amz-Security-Token=<redacted>",
+                    "X-Amz-Credential" => "X-Amz-Credential=<redacted>",
+                    _ => pair,
+                }
+            })
+            .collect();
+        f.debug_struct("PresignedRequest")
+            .field("method", &self.method)
+            .field("url", &format_args!("{base}?{}", query.join("&")))
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the signing core writes and what it returns.
+struct Computed {
+    signature: Signature,
+    /// Range of the signed header names inside the buffer.
+    signed_headers: std::ops::Range<usize>,
+    /// Range of the canonical request inside the buffer.
+    canonical_request: std::ops::Range<usize>,
+    /// Range of the string to sign inside the buffer.
+    string_to_sign: std::ops::Range<usize>,
+}
+
+impl Signer {
+    /// A signer with an empty key cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Signs `request` in its headers: sets `x-amz-date`, `x-amz-content-sha256`
+    /// (S3 rules), `x-amz-security-token` (temporary credentials) and
+    /// `authorization`, replacing earlier values. Returns the signature, which
+    /// is the seed signature of an aws-chunked body.
+    pub fn sign_headers<R: SignableRequest + ?Sized>(
+        &self,
+        request: &mut R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+    ) -> Result<Signature, Error> {
+        let mut buf = Vec::with_capacity(512);
+        let computed = self.sign_headers_into(request, credentials, params, &mut buf)?;
+        Ok(computed.signature)
+    }
+
+    /// Like [`Signer::sign_headers`], and also returns the canonical request
+    /// and string to sign.
+    pub fn sign_headers_with_report<R: SignableRequest + ?Sized>(
+        &self,
+        request: &mut R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+    ) -> Result<SigningReport, Error> {
+        let mut buf = Vec::with_capacity(512);
+        let computed = self.sign_headers_into(request, credentials, params, &mut buf)?;
+        let authorization = request
+            .headers()
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        Ok(report(&buf, &computed, authorization))
+    }
+
+    fn sign_headers_into<R: SignableRequest + ?Sized>(
+        &self,
+        request: &mut R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        buf: &mut Vec<u8>,
+    ) -> Result<Computed, Error> {
+        credentials.validate()?;
+        params.validate()?;
+        let settings = params.settings();
+        let time = params.time();
+        let mut payload_buf = [0u8; 64];
+        let payload = params.payload().write_value(&mut payload_buf);
+        let token = credentials.session_token();
+
+        let headers = request.headers_mut();
+        headers.remove(AUTHORIZATION);
+        headers.insert(
+            X_AMZ_DATE,
+            header_value(&X_AMZ_DATE, time.amz_date_bytes())?,
+        );
+        if settings.adds_content_sha256() {
+            headers.insert(
+                X_AMZ_CONTENT_SHA256,
+                header_value(&X_AMZ_CONTENT_SHA256, payload)?,
+            );
+        }
+        match (token, settings.token_placement()) {
+            (Some(token), SessionTokenPlacement::Signed) => {
+                headers.insert(X_AMZ_SECURITY_TOKEN, token_header_value(token)?);
+            }
+            (_, SessionTokenPlacement::AppendedAfterSigning) => {
+                headers.remove(X_AMZ_SECURITY_TOKEN);
+            }
+            (None, SessionTokenPlacement::Signed) => {}
+        }
+
+        let computed = self.compute(&*request, None, credentials, params, payload, buf)?;
+
+        let mut authorization = Vec::with_capacity(
+            ALGORITHM.len()
+                + 200
+                + computed.signed_headers.len()
+                + credentials.access_key_id().len(),
+        );
+        authorization.extend_from_slice(ALGORITHM.as_bytes());
+        authorization.extend_from_slice(b" Credential=");
+        authorization.extend_from_slice(credentials.access_key_id().as_bytes());
+        authorization.push(b'/');
+        write_scope(
+            &mut authorization,
+            time.date(),
+            params.region(),
+            params.service(),
+        );
+        authorization.extend_from_slice(b", SignedHeaders=");
+        authorization.extend_from_slice(&buf[computed.signed_headers.clone()]);
+        authorization.extend_from_slice(b", Signature=");
+        authorization.extend_from_slice(&computed.signature.hex_bytes());
+        let authorization = HeaderValue::from_maybe_shared(Bytes::from(authorization))
+            .map_err(|_| InvalidParameter::AccessKeyId)?;
+        let headers = request.headers_mut();
+        headers.insert(AUTHORIZATION, authorization);
+        if let (Some(token), SessionTokenPlacement::AppendedAfterSigning) =
+            (token, settings.token_placement())
+        {
+            headers.insert(X_AMZ_SECURITY_TOKEN, token_header_value(token)?);
+        }
+        Ok(computed)
+    }
+
+    /// Presigns `request` (query signing) for `expires_in`, which must be
+    /// between 1 second and 7 days. The payload of `params` must not be a
+    /// streaming mode; S3 expects [`PayloadHash::Unsigned`] unless the client
+    /// sends a matching `x-amz-content-sha256` header. Headers present on
+    /// `request` are signed by the usual selection and returned in
+    /// [`PresignedRequest::headers`]. The request itself is not modified.
+    pub fn presign<R: SignableRequest + ?Sized>(
+        &self,
+        request: &R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        expires_in: Duration,
+    ) -> Result<PresignedRequest, Error> {
+        self.presign_with_report(request, credentials, params, expires_in)
+            .map(|(presigned, _)| presigned)
+    }
+
+    /// Like [`Signer::presign`], and also returns the canonical request and
+    /// string to sign.
+    pub fn presign_with_report<R: SignableRequest + ?Sized>(
+        &self,
+        request: &R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        expires_in: Duration,
+    ) -> Result<(PresignedRequest, SigningReport), Error> {
+        credentials.validate()?;
+        params.validate()?;
+        if expires_in < Duration::from_secs(1) || expires_in > MAX_PRESIGN_EXPIRY {
+            return Err(Error::InvalidExpiry(InvalidExpiry {
+                requested: expires_in,
+            }));
+        }
+        if params.payload().is_streaming() {
+            return Err(InvalidParameter::Payload(
+                "a presigned URL cannot use an aws-chunked streaming payload",
+            )
+            .into());
+        }
+        let method = http::Method::from_bytes(request.method().as_bytes())
+            .map_err(|_| InvalidUri::Unrepresentable("invalid method".into()))?;
+        let time = params.time();
+        let settings = params.settings();
+
+        // The signed header names go into the query, so canonicalize the
+        // headers first (into a scratch buffer).
+        let mut header_block = Vec::with_capacity(256);
+        let host = signing_host(request)?;
+        let signed_range = canonical_headers_into(
+            request.headers(),
+            host,
+            settings.header_selection(),
+            &mut header_block,
+        );
+
+        let mut query = Vec::with_capacity(256);
+        if let Some(existing) = request.query().filter(|q| !q.is_empty()) {
+            query.extend_from_slice(existing.as_bytes());
+            query.push(b'&');
+        }
+        query.extend_from_slice(b"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=");
+        let mut credential = Vec::with_capacity(96);
+        credential.extend_from_slice(credentials.access_key_id().as_bytes());
+        credential.push(b'/');
+        write_scope(
+            &mut credential,
+            time.date(),
+            params.region(),
+            params.service(),
+        );
+        uri_encode_into(&credential, true, &mut query);
+        query.extend_from_slice(b"&X-Amz-Date=");
+        query.extend_from_slice(time.amz_date_bytes());
+        query.extend_from_slice(b"&X-Amz-Expires=");
+        query.extend_from_slice(expires_in.as_secs().to_string().as_bytes());
+        let token = credentials.session_token();
+        let token_signed = settings.token_placement() == SessionTokenPlacement::Signed;
+        if let (Some(token), true) = (token, token_signed) {
+            query.extend_from_slice(b"&X-Amz-Security-Token=");
+            uri_encode_into(token.as_bytes(), true, &mut query);
+        }
+        query.extend_from_slice(b"&X-Amz-SignedHeaders=");
+        uri_encode_into(&header_block[signed_range.clone()], true, &mut query);
+        let query = String::from_utf8(query)
+            .map_err(|_| InvalidUri::Unrepresentable("query is not UTF-8".into()))?;
+
+        let mut payload_buf = [0u8; 64];
+        let payload = params.payload().write_value(&mut payload_buf);
+        let mut buf = Vec::with_capacity(512);
+        let computed = self.compute(
+            request,
+            Some(PrecomputedParts {
+                query: &query,
+                header_block: &header_block,
+                signed: signed_range,
+            }),
+            credentials,
+            params,
+            payload,
+            &mut buf,
+        )?;
+
+        let mut url = String::with_capacity(query.len() + request.path().len() + 128);
+        if let (Some(scheme), Some(authority)) = (request.scheme(), request.authority()) {
+            url.push_str(scheme);
+            url.push_str("://");
+            url.push_str(authority);
+        }
+        url.push_str(if request.path().is_empty() {
+            "/"
+        } else {
+            request.path()
+        });
+        url.push('?');
+        url.push_str(&query);
+        if let (Some(token), false) = (token, token_signed) {
+            url.push_str("&X-Amz-Security-Token=");
+            url.push_str(&crate::encoding::uri_encode(token, true));
+        }
+        url.push_str("&X-Amz-Signature=");
+        url.push_str(&computed.signature.to_hex());
+
+        let mut headers = HeaderMap::new();
+        let selection = settings.header_selection();
+        for (name, value) in request.headers() {
+            if name != HOST && selection.signs(name.as_str(), value.as_bytes()) {
+                headers.append(name.clone(), value.clone());
+            }
+        }
+        let report = report(&buf, &computed, String::new());
+        Ok((
+            PresignedRequest {
+                method,
+                url,
+                headers,
+                signature: computed.signature,
+            },
+            report,
+        ))
+    }
+
+    /// Prepares and signs an aws-chunked upload in one step: applies the
+    /// layout's headers ([`ChunkedLayout::apply_headers`]), signs the headers
+    /// with the layout's streaming payload value (overriding the payload of
+    /// `params`) and returns the encoder for the body, seeded with the signature.
+    pub fn sign_streaming<R: SignableRequest + ?Sized>(
+        &self,
+        request: &mut R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        layout: ChunkedLayout,
+    ) -> Result<ChunkEncoder, Error> {
+        let params = params.with_payload(layout.mode().payload_hash());
+        layout.apply_headers(request.headers_mut());
+        let seed = self.sign_headers(request, credentials, &params)?;
+        self.chunk_encoder(credentials, &params, seed, layout)
+    }
+
+    /// An encoder for a request already signed with [`Signer::sign_headers`]
+    /// (whose returned signature is `seed`). `params` must be the ones used to
+    /// sign the headers; their payload must be the layout's streaming mode.
+    pub fn chunk_encoder(
+        &self,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        seed: Signature,
+        layout: ChunkedLayout,
+    ) -> Result<ChunkEncoder, Error> {
+        credentials.validate()?;
+        params.validate()?;
+        ChunkEncoder::new(layout, self.signing_mac(credentials, params), params, seed)
+    }
+
+    /// The keyed HMAC state for a scope (cached).
+    pub(crate) fn signing_mac(
+        &self,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+    ) -> HmacSha256 {
+        self.keys.signing_mac(
+            credentials.secret_access_key(),
+            params.time().date(),
+            params.region(),
+            params.service(),
+        )
+    }
+
+    /// Builds the canonical request and string to sign into `buf` and signs.
+    fn compute<R: SignableRequest + ?Sized>(
+        &self,
+        request: &R,
+        presign: Option<PrecomputedParts<'_>>,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        payload: &[u8],
+        buf: &mut Vec<u8>,
+    ) -> Result<Computed, Error> {
+        let settings = params.settings();
+        let creq_start = buf.len();
+        buf.extend_from_slice(request.method().as_bytes());
+        buf.push(b'\n');
+        canonical_uri_into(request.path(), settings.get_uri_rules(), buf)?;
+        buf.push(b'\n');
+        let signed_headers = match presign {
+            Some(parts) => {
+                canonical_query_into(parts.query, buf)?;
+                buf.push(b'\n');
+                let start = buf.len();
+                buf.extend_from_slice(parts.header_block);
+                start + parts.signed.start..start + parts.signed.end
+            }
+            None => {
+                if let Some(query) = request.query() {
+                    canonical_query_into(query, buf)?;
+                }
+                buf.push(b'\n');
+                let host = signing_host(request)?;
+                canonical_headers_into(request.headers(), host, settings.header_selection(), buf)
+            }
+        };
+        buf.push(b'\n');
+        buf.extend_from_slice(payload);
+        let creq_end = buf.len();
+        let creq_hash: [u8; 32] = Sha256::digest(&buf[creq_start..creq_end]).into();
+
+        let time = params.time();
+        let sts_start = buf.len();
+        buf.extend_from_slice(ALGORITHM.as_bytes());
+        buf.push(b'\n');
+        buf.extend_from_slice(time.amz_date_bytes());
+        buf.push(b'\n');
+        write_scope(buf, time.date(), params.region(), params.service());
+        buf.push(b'\n');
+        buf.extend_from_slice(&hex32(&creq_hash));
+        let sts_end = buf.len();
+
+        let mut mac = self.signing_mac(credentials, params);
+        mac.update(&buf[sts_start..sts_end]);
+        Ok(Computed {
+            signature: Signature::from_mac(mac),
+            signed_headers,
+            canonical_request: creq_start..creq_end,
+            string_to_sign: sts_start..sts_end,
+        })
+    }
+}
+
+struct PrecomputedParts<'a> {
+    query: &'a str,
+    header_block: &'a [u8],
+    signed: std::ops::Range<usize>,
+}
+
+fn report(buf: &[u8], computed: &Computed, authorization: String) -> SigningReport {
+    SigningReport {
+        canonical_request: String::from_utf8_lossy(&buf[computed.canonical_request.clone()])
+            .into_owned(),
+        string_to_sign: String::from_utf8_lossy(&buf[computed.string_to_sign.clone()]).into_owned(),
+        signature: computed.signature,
+        authorization,
+    }
+}
+
+/// `date/region/service/aws4_request`.
+pub(crate) fn write_scope(out: &mut Vec<u8>, date: &str, region: &str, service: &str) {
+    out.extend_from_slice(date.as_bytes());
+    out.push(b'/');
+    out.extend_from_slice(region.as_bytes());
+    out.push(b'/');
+    out.extend_from_slice(service.as_bytes());
+    out.extend_from_slice(b"/aws4_request");
+}
+
+/// The host to add to the signed headers: `None` when a `host` header exists.
+fn signing_host<R: SignableRequest + ?Sized>(request: &R) -> Result<Option<&[u8]>, InvalidUri> {
+    if request.headers().contains_key(HOST) {
+        return Ok(None);
+    }
+    let authority = request.authority().ok_or(InvalidUri::MissingHost)?;
+    Ok(Some(
+        host_from_authority(request.scheme(), authority).as_bytes(),
+    ))
+}
+
+/// A header value built from bytes this crate generated (always ASCII).
+fn header_value(name: &HeaderName, bytes: &[u8]) -> Result<HeaderValue, Error> {
+    HeaderValue::from_bytes(bytes).map_err(|_| {
+        InvalidHeader::ControlCharacterInValue {
+            name: name.to_string(),
+        }
+        .into()
+    })
+}
+
+fn token_header_value(token: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::from_str(token).map_err(|_| InvalidParameter::SessionToken.into())
+}
