@@ -502,7 +502,10 @@ impl UploadScheduler {
         if self.phase != Phase::CreateInFlight {
             return Err(EventError::CreateNotInFlight.into());
         }
-        let reason = self.failure.clone().unwrap_or(FailureReason::CreateFailed);
+        let reason = self
+            .failure
+            .get_or_insert(FailureReason::CreateFailed)
+            .clone();
         self.finish(Outcome::NotStarted { reason });
         Ok(())
     }
