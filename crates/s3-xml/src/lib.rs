@@ -44,7 +44,7 @@
 //! // Request bodies.
 //! let parts = vec![s3_xml::CompletedPart::new(1, "\"a54357aff0632cce46d942af68356b38\"".parse()?)];
 //! let body = s3_xml::encode_complete_multipart_upload(&s3_xml::CompleteMultipartUpload::new(parts))?;
-//! assert!(body.contains("<Part><PartNumber>1</PartNumber><ETag>\"a54357aff0632cce46d942af68356b38\"</ETag></Part>"));
+//! assert!(body.contains("<Part><ETag>\"a54357aff0632cce46d942af68356b38\"</ETag><PartNumber>1</PartNumber></Part>"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

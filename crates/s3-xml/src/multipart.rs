@@ -133,13 +133,14 @@ impl CompleteMultipartUpload {
         let mut w = XmlWriter::new("CompleteMultipartUpload");
         for part in &self.parts {
             w.open("Part");
-            w.leaf("PartNumber", &part.part_number.to_string())?;
-            w.leaf("ETag", part.etag.as_str())?;
+            // The element order of S3's request syntax.
             for (element, value) in part.checksums.digests() {
                 if let Some(value) = value {
                     w.leaf(element, value)?;
                 }
             }
+            w.leaf("ETag", part.etag.as_str())?;
+            w.leaf("PartNumber", &part.part_number.to_string())?;
             w.close("Part");
         }
         Ok(w.finish())

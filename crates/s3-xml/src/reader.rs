@@ -27,6 +27,8 @@ pub(crate) struct XmlReader<'a> {
     scratch: String,
     /// Where the current text value started, for value errors.
     value_position: u64,
+    /// Where the last event started, for structural errors.
+    event_start: u64,
 }
 
 /// What opened the document: the root element's local name.
@@ -62,6 +64,7 @@ impl<'a> XmlReader<'a> {
             name: String::new(),
             scratch: String::new(),
             value_position: 0,
+            event_start: trimmed as u64,
         };
         loop {
             match this.event()? {
@@ -259,9 +262,10 @@ impl<'a> XmlReader<'a> {
         )
     }
 
-    /// An error located at the reader's current position.
+    /// An error located at the start of the last event read (the offending
+    /// tag, reference or text; for a missing element, the parent's end tag).
     pub(crate) fn error_here(&self, kind: ErrorKind) -> Error {
-        Error::new(kind, self.base + self.reader.buffer_position())
+        Error::new(kind, self.event_start)
     }
 
     /// Where the last text value started.
@@ -339,6 +343,7 @@ impl<'a> XmlReader<'a> {
 
     /// The next event, with quick-xml's errors translated.
     fn event(&mut self) -> Result<Event<'a>, Error> {
+        self.event_start = self.base + self.reader.buffer_position();
         match self.reader.read_event() {
             Ok(event) => Ok(event),
             Err(e) => {
