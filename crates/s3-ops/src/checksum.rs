@@ -1,0 +1,522 @@
+//! Flexible checksums (CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256) and Content-MD5.
+//!
+//! CRCs use `crc-fast` (SIMD carry-less multiplication with runtime CPU detection), the
+//! hashes use RustCrypto's `sha1` / `sha2` / `md-5` (SHA-NI where the CPU has it). Values
+//! are encoded as S3 expects: the big-endian digest bytes, base64 with padding.
+
+use std::fmt;
+use std::str::FromStr;
+
+use http::HeaderMap;
+use http::header::HeaderName;
+use sha1::Digest as _;
+
+use crate::encoding::{base64_decode, base64_encode};
+use crate::error::Error;
+
+/// A checksum algorithm S3 supports for object integrity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChecksumAlgorithm {
+    /// CRC-32 (ISO-HDLC, as zlib).
+    Crc32,
+    /// CRC-32C (Castagnoli, iSCSI).
+    Crc32c,
+    /// CRC-64/NVME.
+    Crc64Nvme,
+    /// SHA-1.
+    Sha1,
+    /// SHA-256.
+    Sha256,
+}
+
+impl ChecksumAlgorithm {
+    /// Every algorithm, in the order [`ResponseChecksums::validator`] prefers them
+    /// (cheapest first: all are equally good at catching corruption in transit).
+    pub const ALL: [ChecksumAlgorithm; 5] = [
+        ChecksumAlgorithm::Crc64Nvme,
+        ChecksumAlgorithm::Crc32c,
+        ChecksumAlgorithm::Crc32,
+        ChecksumAlgorithm::Sha1,
+        ChecksumAlgorithm::Sha256,
+    ];
+
+    /// The name S3 uses in `x-amz-checksum-algorithm` / `x-amz-sdk-checksum-algorithm`
+    /// and in XML (`CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, `SHA256`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChecksumAlgorithm::Crc32 => "CRC32",
+            ChecksumAlgorithm::Crc32c => "CRC32C",
+            ChecksumAlgorithm::Crc64Nvme => "CRC64NVME",
+            ChecksumAlgorithm::Sha1 => "SHA1",
+            ChecksumAlgorithm::Sha256 => "SHA256",
+        }
+    }
+
+    /// The header (or trailer) carrying the value: `x-amz-checksum-crc32`, ...
+    pub fn header_name(self) -> HeaderName {
+        HeaderName::from_static(match self {
+            ChecksumAlgorithm::Crc32 => "x-amz-checksum-crc32",
+            ChecksumAlgorithm::Crc32c => "x-amz-checksum-crc32c",
+            ChecksumAlgorithm::Crc64Nvme => "x-amz-checksum-crc64nvme",
+            ChecksumAlgorithm::Sha1 => "x-amz-checksum-sha1",
+            ChecksumAlgorithm::Sha256 => "x-amz-checksum-sha256",
+        })
+    }
+
+    /// Digest length in bytes.
+    pub fn digest_len(self) -> usize {
+        match self {
+            ChecksumAlgorithm::Crc32 | ChecksumAlgorithm::Crc32c => 4,
+            ChecksumAlgorithm::Crc64Nvme => 8,
+            ChecksumAlgorithm::Sha1 => 20,
+            ChecksumAlgorithm::Sha256 => 32,
+        }
+    }
+
+    /// Checksums `data` in one call.
+    pub fn checksum(self, data: &[u8]) -> Checksum {
+        let mut checksummer = Checksummer::new(self);
+        checksummer.update(data);
+        checksummer.finish()
+    }
+}
+
+impl fmt::Display for ChecksumAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ChecksumAlgorithm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        ChecksumAlgorithm::ALL
+            .into_iter()
+            .find(|a| a.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::malformed(format!("unknown checksum algorithm {s:?}")))
+    }
+}
+
+/// Whether a multipart object's checksum covers the whole object or is a checksum of the
+/// part checksums (`x-amz-checksum-type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChecksumType {
+    /// Checksum of the concatenated part checksums, suffixed `-<parts>`.
+    Composite,
+    /// Checksum of the full object (CRCs only).
+    FullObject,
+}
+
+impl ChecksumType {
+    /// `COMPOSITE` or `FULL_OBJECT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChecksumType::Composite => "COMPOSITE",
+            ChecksumType::FullObject => "FULL_OBJECT",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<Self> {
+        match s {
+            "COMPOSITE" => Some(ChecksumType::Composite),
+            "FULL_OBJECT" => Some(ChecksumType::FullObject),
+            _ => None,
+        }
+    }
+}
+
+/// A computed checksum.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Checksum {
+    algorithm: ChecksumAlgorithm,
+    digest: [u8; 32],
+}
+
+impl Checksum {
+    fn from_digest(algorithm: ChecksumAlgorithm, bytes: &[u8]) -> Self {
+        let mut digest = [0u8; 32];
+        let len = algorithm.digest_len().min(bytes.len());
+        digest[..len].copy_from_slice(&bytes[..len]);
+        Checksum { algorithm, digest }
+    }
+
+    /// Parses a base64 value as sent by S3 (full-object values only; composite values with
+    /// a `-<parts>` suffix are not digests of the data and return an error).
+    pub fn from_base64(algorithm: ChecksumAlgorithm, value: &str) -> Result<Self, Error> {
+        match base64_decode(value) {
+            Some(bytes) if bytes.len() == algorithm.digest_len() => {
+                Ok(Checksum::from_digest(algorithm, &bytes))
+            }
+            _ => Err(Error::malformed(format!(
+                "{value:?} is not a base64 {algorithm} checksum"
+            ))),
+        }
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> ChecksumAlgorithm {
+        self.algorithm
+    }
+
+    /// The raw big-endian digest.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.digest[..self.algorithm.digest_len()]
+    }
+
+    /// Base64, as in `x-amz-checksum-*` headers.
+    pub fn to_base64(&self) -> String {
+        base64_encode(self.as_bytes())
+    }
+
+    /// For CRCs: the checksum of `self`'s data followed by `next`'s data of `next_len`
+    /// bytes (how full-object multipart checksums are built from part checksums).
+    /// `None` for the SHA algorithms or mismatched algorithms.
+    pub fn combine(&self, next: &Checksum, next_len: u64) -> Option<Checksum> {
+        let crc = crc_algorithm(self.algorithm)?;
+        if next.algorithm != self.algorithm {
+            return None;
+        }
+        let combined =
+            crc_fast::checksum_combine(crc, self.crc_value(), next.crc_value(), next_len);
+        Some(Checksum::from_crc(self.algorithm, combined))
+    }
+
+    fn crc_value(&self) -> u64 {
+        self.as_bytes()
+            .iter()
+            .fold(0u64, |acc, &b| acc << 8 | u64::from(b))
+    }
+
+    fn from_crc(algorithm: ChecksumAlgorithm, value: u64) -> Self {
+        let bytes = value.to_be_bytes();
+        let len = algorithm.digest_len();
+        Checksum::from_digest(algorithm, &bytes[8 - len..])
+    }
+}
+
+impl fmt::Debug for Checksum {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.algorithm, self.to_base64())
+    }
+}
+
+fn crc_algorithm(algorithm: ChecksumAlgorithm) -> Option<crc_fast::CrcAlgorithm> {
+    match algorithm {
+        ChecksumAlgorithm::Crc32 => Some(crc_fast::CrcAlgorithm::Crc32IsoHdlc),
+        ChecksumAlgorithm::Crc32c => Some(crc_fast::CrcAlgorithm::Crc32Iscsi),
+        ChecksumAlgorithm::Crc64Nvme => Some(crc_fast::CrcAlgorithm::Crc64Nvme),
+        ChecksumAlgorithm::Sha1 | ChecksumAlgorithm::Sha256 => None,
+    }
+}
+
+enum State {
+    Crc(crc_fast::Digest),
+    Sha1(sha1::Sha1),
+    Sha256(sha2::Sha256),
+}
+
+/// Incremental checksum over data fed in pieces.
+///
+/// ```
+/// use s3_ops::{ChecksumAlgorithm, Checksummer};
+///
+/// let mut crc = Checksummer::new(ChecksumAlgorithm::Crc32);
+/// crc.update(b"1234");
+/// crc.update(b"56789");
+/// assert_eq!(crc.finish().to_base64(), "y/Q5Jg=="); // 0xCBF43926
+/// ```
+pub struct Checksummer {
+    algorithm: ChecksumAlgorithm,
+    state: State,
+}
+
+impl Checksummer {
+    /// Starts a checksum.
+    pub fn new(algorithm: ChecksumAlgorithm) -> Self {
+        let state = match crc_algorithm(algorithm) {
+            Some(crc) => State::Crc(crc_fast::Digest::new(crc)),
+            None if algorithm == ChecksumAlgorithm::Sha1 => State::Sha1(sha1::Sha1::new()),
+            None => State::Sha256(sha2::Sha256::new()),
+        };
+        Checksummer { algorithm, state }
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> ChecksumAlgorithm {
+        self.algorithm
+    }
+
+    /// Feeds more data.
+    pub fn update(&mut self, data: &[u8]) {
+        match &mut self.state {
+            State::Crc(digest) => digest.update(data),
+            State::Sha1(hasher) => hasher.update(data),
+            State::Sha256(hasher) => hasher.update(data),
+        }
+    }
+
+    /// The checksum of everything fed so far.
+    pub fn finish(self) -> Checksum {
+        match self.state {
+            State::Crc(digest) => Checksum::from_crc(self.algorithm, digest.finalize()),
+            State::Sha1(hasher) => Checksum::from_digest(self.algorithm, &hasher.finalize()),
+            State::Sha256(hasher) => Checksum::from_digest(self.algorithm, &hasher.finalize()),
+        }
+    }
+}
+
+impl fmt::Debug for Checksummer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Checksummer")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Incremental MD5 for the `Content-MD5` header (some operations and stores require it).
+#[derive(Default)]
+pub struct ContentMd5(md5::Md5);
+
+impl ContentMd5 {
+    /// Starts a digest.
+    pub fn new() -> Self {
+        ContentMd5::default()
+    }
+
+    /// Feeds more data.
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// The base64 header value.
+    pub fn finish(self) -> String {
+        base64_encode(&self.0.finalize())
+    }
+
+    /// The `Content-MD5` value of `data`.
+    pub fn of(data: &[u8]) -> String {
+        let mut md5 = ContentMd5::new();
+        md5.update(data);
+        md5.finish()
+    }
+}
+
+impl fmt::Debug for ContentMd5 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ContentMd5")
+    }
+}
+
+/// The checksums a response announced (`x-amz-checksum-*`, `x-amz-checksum-type`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResponseChecksums {
+    /// `(algorithm, base64 value)` pairs in header order.
+    pub values: Vec<(ChecksumAlgorithm, String)>,
+    /// `x-amz-checksum-type`, if sent.
+    pub checksum_type: Option<ChecksumType>,
+}
+
+impl ResponseChecksums {
+    /// Reads the checksum headers of a response.
+    pub fn from_headers(headers: &HeaderMap) -> Self {
+        let values = ChecksumAlgorithm::ALL
+            .into_iter()
+            .filter_map(|algorithm| {
+                let value = headers.get(algorithm.header_name())?.to_str().ok()?;
+                Some((algorithm, value.to_owned()))
+            })
+            .collect();
+        let checksum_type = headers
+            .get("x-amz-checksum-type")
+            .and_then(|v| v.to_str().ok())
+            .and_then(ChecksumType::parse);
+        ResponseChecksums {
+            values,
+            checksum_type,
+        }
+    }
+
+    /// The announced value for `algorithm`.
+    pub fn get(&self, algorithm: ChecksumAlgorithm) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(a, _)| *a == algorithm)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A validator for the body, if a value that covers the whole body was announced
+    /// (composite `...-N` multipart values, and part-range responses, cannot be checked).
+    pub fn validator(&self) -> Option<ChecksumValidator> {
+        ChecksumAlgorithm::ALL.into_iter().find_map(|algorithm| {
+            let expected = Checksum::from_base64(algorithm, self.get(algorithm)?).ok()?;
+            Some(ChecksumValidator {
+                checksummer: Checksummer::new(algorithm),
+                expected,
+            })
+        })
+    }
+}
+
+/// Checks a streamed body against the checksum the server announced.
+#[derive(Debug)]
+pub struct ChecksumValidator {
+    checksummer: Checksummer,
+    expected: Checksum,
+}
+
+impl ChecksumValidator {
+    /// Validates against a known value.
+    pub fn new(expected: Checksum) -> Self {
+        ChecksumValidator {
+            checksummer: Checksummer::new(expected.algorithm()),
+            expected,
+        }
+    }
+
+    /// Feeds the next piece of the body.
+    pub fn update(&mut self, data: &[u8]) {
+        self.checksummer.update(data);
+    }
+
+    /// Compares once the whole body was fed.
+    pub fn finish(self) -> Result<(), Error> {
+        let computed = self.checksummer.finish();
+        if computed == self.expected {
+            Ok(())
+        } else {
+            Err(Error::ChecksumMismatch {
+                algorithm: computed.algorithm(),
+                expected: self.expected.to_base64(),
+                computed: computed.to_base64(),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference CRC by the textbook bitwise definition (reflected in and out).
+    fn reference_crc(poly_reflected: u64, width: u32, data: &[u8]) -> u64 {
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        let mut crc = mask;
+        for &byte in data {
+            crc ^= u64::from(byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ poly_reflected
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        crc ^ mask
+    }
+
+    #[test]
+    fn check_values_of_the_catalogue() {
+        // "123456789" check values from the CRC catalogue.
+        let check = |alg: ChecksumAlgorithm| alg.checksum(b"123456789").as_bytes().to_vec();
+        assert_eq!(
+            check(ChecksumAlgorithm::Crc32),
+            0xCBF4_3926u32.to_be_bytes()
+        );
+        assert_eq!(
+            check(ChecksumAlgorithm::Crc32c),
+            0xE306_9283u32.to_be_bytes()
+        );
+        assert_eq!(
+            check(ChecksumAlgorithm::Crc64Nvme),
+            0xAE8B_1486_0A79_9888u64.to_be_bytes()
+        );
+    }
+
+    #[test]
+    fn crcs_match_bitwise_reference_over_pieces() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 31 % 251) as u8).collect();
+        let cases = [
+            (ChecksumAlgorithm::Crc32, 0xEDB8_8320u64, 32),
+            (ChecksumAlgorithm::Crc32c, 0x82F6_3B78, 32),
+            (ChecksumAlgorithm::Crc64Nvme, 0x9A6C_9329_AC4B_C9B5, 64),
+        ];
+        for (algorithm, poly, width) in cases {
+            let mut checksummer = Checksummer::new(algorithm);
+            for piece in data.chunks(777) {
+                checksummer.update(piece);
+            }
+            let expected = reference_crc(poly, width, &data);
+            let len = algorithm.digest_len();
+            assert_eq!(
+                checksummer.finish().as_bytes(),
+                &expected.to_be_bytes()[8 - len..],
+                "{algorithm}"
+            );
+        }
+    }
+
+    #[test]
+    fn hashes_match_published_vectors() {
+        // FIPS 180 "abc" vectors, base64 of the digests.
+        assert_eq!(
+            ChecksumAlgorithm::Sha1.checksum(b"abc").to_base64(),
+            "qZk+NkcGgWq6PiVxeFDCbJzQ2J0="
+        );
+        assert_eq!(
+            ChecksumAlgorithm::Sha256.checksum(b"abc").to_base64(),
+            "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
+        );
+        // RFC 1321: MD5("abc") = 900150983cd24fb0d6963f7d28e17f72.
+        assert_eq!(ContentMd5::of(b"abc"), "kAFQmDzST7DWlj99KOF/cg==");
+        // The empty body, as S3 documents it for Content-MD5.
+        assert_eq!(ContentMd5::of(b""), "1B2M2Y8AsgTpgAmY7PhCfg==");
+    }
+
+    #[test]
+    fn base64_round_trip_and_validation() {
+        let checksum = ChecksumAlgorithm::Crc32c.checksum(b"hello");
+        let parsed =
+            Checksum::from_base64(ChecksumAlgorithm::Crc32c, &checksum.to_base64()).unwrap();
+        assert_eq!(parsed, checksum);
+        assert!(Checksum::from_base64(ChecksumAlgorithm::Crc32, "abc").is_err());
+        assert!(Checksum::from_base64(ChecksumAlgorithm::Crc32, "zFtLXw==-3").is_err());
+
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-amz-checksum-crc32c",
+            checksum.to_base64().parse().unwrap(),
+        );
+        headers.insert("x-amz-checksum-type", "FULL_OBJECT".parse().unwrap());
+        let announced = ResponseChecksums::from_headers(&headers);
+        assert_eq!(announced.checksum_type, Some(ChecksumType::FullObject));
+        let mut good = announced.validator().unwrap();
+        good.update(b"hel");
+        good.update(b"lo");
+        assert_eq!(good.finish(), Ok(()));
+        let mut bad = announced.validator().unwrap();
+        bad.update(b"hellO");
+        assert!(matches!(bad.finish(), Err(Error::ChecksumMismatch { .. })));
+    }
+
+    #[test]
+    fn combine_equals_checksum_of_concatenation() {
+        for algorithm in [
+            ChecksumAlgorithm::Crc32,
+            ChecksumAlgorithm::Crc32c,
+            ChecksumAlgorithm::Crc64Nvme,
+        ] {
+            let first = algorithm.checksum(b"hello, ");
+            let second = algorithm.checksum(b"world");
+            assert_eq!(
+                first.combine(&second, 5).unwrap(),
+                algorithm.checksum(b"hello, world")
+            );
+        }
+        let sha = ChecksumAlgorithm::Sha256.checksum(b"x");
+        assert!(sha.combine(&sha, 1).is_none());
+    }
+}

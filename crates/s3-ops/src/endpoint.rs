@@ -1,0 +1,433 @@
+//! Where requests go: AWS regional endpoints or custom S3-compatible URLs, and how a
+//! bucket is addressed (path-style or virtual-hosted).
+
+use http::Uri;
+
+use crate::error::{Error, InvalidInput};
+use crate::names::{BucketName, ObjectKey};
+
+/// How the bucket appears in a request URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AddressingStyle {
+    /// Virtual-hosted for AWS when the bucket name is DNS-compatible (and, over HTTPS,
+    /// has no dots, which the wildcard certificate would not cover); path-style for custom
+    /// endpoints.
+    #[default]
+    Auto,
+    /// `https://host/bucket/key`.
+    Path,
+    /// `https://bucket.host/key`.
+    VirtualHosted,
+}
+
+/// `http` or `https`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Plain HTTP (local test servers).
+    Http,
+    /// HTTPS.
+    Https,
+}
+
+impl Scheme {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Provider {
+    Aws { dual_stack: bool, fips: bool },
+    Custom,
+}
+
+/// A service endpoint: scheme, host, optional base path, signing region and addressing style.
+///
+/// ```
+/// use s3_ops::{AddressingStyle, Endpoint};
+///
+/// let aws = Endpoint::aws("eu-west-1")?.with_dual_stack(true);
+/// assert_eq!(aws.host(), "s3.dualstack.eu-west-1.amazonaws.com");
+///
+/// let minio = Endpoint::custom("http://127.0.0.1:9000/storage", "us-east-1")?;
+/// assert_eq!(minio.addressing_style(), AddressingStyle::Auto); // path-style for custom
+/// # Ok::<(), s3_ops::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Endpoint {
+    scheme: Scheme,
+    /// Host with optional `:port`, lower-case.
+    authority: String,
+    /// Empty, or `/segment[/segment...]` without a trailing slash.
+    base_path: String,
+    region: String,
+    style: AddressingStyle,
+    provider: Provider,
+}
+
+impl Endpoint {
+    /// The AWS regional endpoint `https://s3.<region>.amazonaws.com` (`.amazonaws.com.cn`
+    /// for China regions).
+    pub fn aws(region: &str) -> Result<Self, Error> {
+        validate_region(region)?;
+        let mut endpoint = Endpoint {
+            scheme: Scheme::Https,
+            authority: String::new(),
+            base_path: String::new(),
+            region: region.to_owned(),
+            style: AddressingStyle::Auto,
+            provider: Provider::Aws {
+                dual_stack: false,
+                fips: false,
+            },
+        };
+        endpoint.refresh_aws_host();
+        Ok(endpoint)
+    }
+
+    /// A custom endpoint such as `http://127.0.0.1:9000`, `https://<account>.r2.cloudflarestorage.com`
+    /// or `https://gateway.example.com/s3` (a base path is kept in front of every request
+    /// path). `region` is the signing region (`us-east-1` for most S3-compatible stores,
+    /// `auto` for R2).
+    pub fn custom(url: &str, region: &str) -> Result<Self, Error> {
+        validate_region(region)?;
+        let invalid = |reason: &str| {
+            Error::from(InvalidInput::Endpoint {
+                reason: format!("{url:?}: {reason}"),
+            })
+        };
+        let uri: Uri = url
+            .parse()
+            .map_err(|_| invalid("not a valid absolute URL"))?;
+        let scheme = match uri.scheme_str() {
+            Some("https") => Scheme::Https,
+            Some("http") => Scheme::Http,
+            _ => return Err(invalid("scheme must be http or https")),
+        };
+        let authority = uri
+            .authority()
+            .ok_or_else(|| invalid("missing host"))?
+            .as_str();
+        if authority.contains('@') {
+            return Err(invalid("credentials in the URL are not supported"));
+        }
+        if uri.query().is_some() || url.contains('#') {
+            return Err(invalid("query strings and fragments are not allowed"));
+        }
+        let base_path = uri.path().trim_end_matches('/');
+        if !base_path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/'))
+        {
+            return Err(invalid(
+                "base path may contain only letters, digits, '-', '_', '.', '~' and '/'",
+            ));
+        }
+        Ok(Endpoint {
+            scheme,
+            authority: authority.to_ascii_lowercase(),
+            base_path: base_path.to_owned(),
+            region: region.to_owned(),
+            style: AddressingStyle::Auto,
+            provider: Provider::Custom,
+        })
+    }
+
+    /// Uses the dual-stack (IPv4 + IPv6) AWS host. No effect on custom endpoints.
+    pub fn with_dual_stack(mut self, enabled: bool) -> Self {
+        if let Provider::Aws { dual_stack, .. } = &mut self.provider {
+            *dual_stack = enabled;
+        }
+        self.refresh_aws_host();
+        self
+    }
+
+    /// Uses the FIPS 140 AWS host. No effect on custom endpoints.
+    pub fn with_fips(mut self, enabled: bool) -> Self {
+        if let Provider::Aws { fips, .. } = &mut self.provider {
+            *fips = enabled;
+        }
+        self.refresh_aws_host();
+        self
+    }
+
+    /// Overrides the addressing style.
+    pub fn with_addressing_style(mut self, style: AddressingStyle) -> Self {
+        self.style = style;
+        self
+    }
+
+    /// The same endpoint for another region (after a region redirect). Custom endpoints
+    /// keep their URL and only change the signing region.
+    pub fn with_region(mut self, region: &str) -> Result<Self, Error> {
+        validate_region(region)?;
+        region.clone_into(&mut self.region);
+        self.refresh_aws_host();
+        Ok(self)
+    }
+
+    /// The signing region.
+    pub fn region(&self) -> &str {
+        &self.region
+    }
+
+    /// The host (with port, if any) that requests without a bucket go to.
+    pub fn host(&self) -> &str {
+        &self.authority
+    }
+
+    /// `http` or `https`.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The base path prepended to every request path (empty for AWS).
+    pub fn base_path(&self) -> &str {
+        &self.base_path
+    }
+
+    /// The configured addressing style (before [`AddressingStyle::Auto`] is resolved).
+    pub fn addressing_style(&self) -> AddressingStyle {
+        self.style
+    }
+
+    /// True for AWS endpoints made by [`Endpoint::aws`].
+    pub fn is_aws(&self) -> bool {
+        matches!(self.provider, Provider::Aws { .. })
+    }
+
+    /// Whether `bucket` is put into the host name (resolving [`AddressingStyle::Auto`]).
+    /// Fails if virtual-hosted addressing is forced for a name that cannot be a DNS label.
+    pub fn uses_virtual_host(&self, bucket: &BucketName) -> Result<bool, Error> {
+        match self.style {
+            AddressingStyle::Path => Ok(false),
+            AddressingStyle::VirtualHosted if bucket.is_dns_compatible() => Ok(true),
+            AddressingStyle::VirtualHosted => Err(InvalidInput::BucketName {
+                name: bucket.as_str().to_owned(),
+                reason: "cannot be used with virtual-hosted addressing (not DNS-compatible)",
+            }
+            .into()),
+            AddressingStyle::Auto => Ok(self.is_aws()
+                && bucket.is_dns_compatible()
+                && !(self.scheme == Scheme::Https && bucket.as_str().contains('.'))),
+        }
+    }
+
+    /// The request URI for an optional bucket and key plus an already-encoded query string
+    /// (without `?`; empty for none). The path is exactly what SigV4 canonicalizes for S3:
+    /// the key is percent-encoded byte for byte, `/` kept, nothing normalized.
+    pub fn uri(
+        &self,
+        bucket: Option<&BucketName>,
+        key: Option<&ObjectKey>,
+        query: &str,
+    ) -> Result<Uri, Error> {
+        let mut host = String::with_capacity(self.authority.len() + 64);
+        let mut path = String::with_capacity(
+            self.base_path.len() + 2 + key.map_or(0, |k| k.as_str().len() * 3) + 64,
+        );
+        path.push_str(&self.base_path);
+        path.push('/');
+        match bucket {
+            Some(bucket) if self.uses_virtual_host(bucket)? => {
+                host.push_str(bucket.as_str());
+                host.push('.');
+            }
+            Some(bucket) => {
+                path.push_str(bucket.as_str());
+                if key.is_some() {
+                    path.push('/');
+                }
+            }
+            None => {}
+        }
+        host.push_str(&self.authority);
+        if let Some(key) = key {
+            crate::encoding::push_path_encoded(&mut path, key.as_str());
+        }
+        let mut uri = String::with_capacity(host.len() + path.len() + query.len() + 10);
+        uri.push_str(self.scheme.as_str());
+        uri.push_str("://");
+        uri.push_str(&host);
+        uri.push_str(&path);
+        if !query.is_empty() {
+            uri.push('?');
+            uri.push_str(query);
+        }
+        Uri::try_from(uri).map_err(|e| {
+            InvalidInput::Endpoint {
+                reason: format!("cannot build request URI: {e}"),
+            }
+            .into()
+        })
+    }
+
+    fn refresh_aws_host(&mut self) {
+        if let Provider::Aws { dual_stack, fips } = self.provider {
+            let service = if fips { "s3-fips" } else { "s3" };
+            let dual = if dual_stack { ".dualstack" } else { "" };
+            let suffix = if self.region.starts_with("cn-") {
+                "amazonaws.com.cn"
+            } else {
+                "amazonaws.com"
+            };
+            self.authority = format!("{service}{dual}.{}.{suffix}", self.region);
+        }
+    }
+}
+
+fn validate_region(region: &str) -> Result<(), Error> {
+    let valid = !region.is_empty()
+        && region.len() <= 63
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if valid {
+        Ok(())
+    } else {
+        Err(InvalidInput::Endpoint {
+            reason: format!("region {region:?} must be lowercase letters, digits and '-'"),
+        }
+        .into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bucket(name: &str) -> BucketName {
+        BucketName::new(name).unwrap()
+    }
+
+    fn key(k: &str) -> ObjectKey {
+        ObjectKey::new(k).unwrap()
+    }
+
+    #[test]
+    fn aws_hosts_for_every_variant() {
+        let cases = [
+            (false, false, "us-west-2", "s3.us-west-2.amazonaws.com"),
+            (
+                true,
+                false,
+                "us-west-2",
+                "s3.dualstack.us-west-2.amazonaws.com",
+            ),
+            (false, true, "us-west-2", "s3-fips.us-west-2.amazonaws.com"),
+            (
+                true,
+                true,
+                "us-west-2",
+                "s3-fips.dualstack.us-west-2.amazonaws.com",
+            ),
+            (false, false, "cn-north-1", "s3.cn-north-1.amazonaws.com.cn"),
+        ];
+        for (dual, fips, region, host) in cases {
+            let endpoint = Endpoint::aws(region)
+                .unwrap()
+                .with_dual_stack(dual)
+                .with_fips(fips);
+            assert_eq!(endpoint.host(), host);
+            assert_eq!(endpoint.region(), region);
+        }
+        assert_eq!(
+            Endpoint::aws("us-west-2")
+                .unwrap()
+                .with_region("eu-central-1")
+                .unwrap()
+                .host(),
+            "s3.eu-central-1.amazonaws.com"
+        );
+    }
+
+    #[test]
+    fn aws_defaults_to_virtual_hosted_when_possible() {
+        let endpoint = Endpoint::aws("us-east-1").unwrap();
+        assert_eq!(
+            endpoint
+                .uri(Some(&bucket("photos")), Some(&key("a b.jpg")), "")
+                .unwrap(),
+            "https://photos.s3.us-east-1.amazonaws.com/a%20b.jpg"
+        );
+        // Dots break the wildcard certificate over HTTPS: fall back to path-style.
+        assert_eq!(
+            endpoint
+                .uri(Some(&bucket("my.photos")), Some(&key("k")), "")
+                .unwrap(),
+            "https://s3.us-east-1.amazonaws.com/my.photos/k"
+        );
+        let legacy = BucketName::new_relaxed("Legacy_Bucket").unwrap();
+        assert_eq!(
+            endpoint.uri(Some(&legacy), None, "").unwrap(),
+            "https://s3.us-east-1.amazonaws.com/Legacy_Bucket"
+        );
+        assert_eq!(
+            endpoint.uri(None, None, "").unwrap(),
+            "https://s3.us-east-1.amazonaws.com/"
+        );
+    }
+
+    #[test]
+    fn custom_endpoints_default_to_path_style_and_keep_base_path() {
+        let endpoint = Endpoint::custom("http://LocalHost:9000/base/path/", "us-east-1").unwrap();
+        assert_eq!(endpoint.base_path(), "/base/path");
+        assert_eq!(
+            endpoint
+                .uri(Some(&bucket("bk1")), Some(&key("/x//y")), "uploads")
+                .unwrap(),
+            "http://localhost:9000/base/path/bk1//x//y?uploads"
+        );
+        assert_eq!(
+            endpoint.uri(Some(&bucket("bk1")), None, "").unwrap(),
+            "http://localhost:9000/base/path/bk1"
+        );
+        let virtual_hosted = endpoint.with_addressing_style(AddressingStyle::VirtualHosted);
+        assert_eq!(
+            virtual_hosted
+                .uri(Some(&bucket("bk1")), Some(&key("k")), "")
+                .unwrap(),
+            "http://bk1.localhost:9000/base/path/k"
+        );
+        let legacy = BucketName::new_relaxed("Legacy_Bucket").unwrap();
+        assert!(virtual_hosted.uri(Some(&legacy), None, "").is_err());
+    }
+
+    #[test]
+    fn aws_path_style_override() {
+        let endpoint = Endpoint::aws("eu-west-1")
+            .unwrap()
+            .with_addressing_style(AddressingStyle::Path);
+        assert_eq!(
+            endpoint
+                .uri(Some(&bucket("bk1")), Some(&key("k")), "")
+                .unwrap(),
+            "https://s3.eu-west-1.amazonaws.com/bk1/k"
+        );
+    }
+
+    #[test]
+    fn rejects_bad_endpoints() {
+        for url in [
+            "ftp://host",
+            "localhost:9000",
+            "http://user:pw@host",
+            "http://host/?q=1",
+            "http://host/a b",
+        ] {
+            assert!(
+                matches!(
+                    Endpoint::custom(url, "us-east-1"),
+                    Err(Error::InvalidInput(InvalidInput::Endpoint { .. }))
+                ),
+                "{url}"
+            );
+        }
+        assert!(Endpoint::aws("US-EAST-1").is_err());
+        assert!(Endpoint::aws("").is_err());
+        assert!(Endpoint::custom("http://h", "eu/west").is_err());
+    }
+}

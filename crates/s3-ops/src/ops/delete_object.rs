@@ -1,0 +1,104 @@
+//! DeleteObject: remove one object (or one version).
+
+use bytes::Bytes;
+use http::{Method, Response};
+
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+use crate::names::{BucketName, ObjectKey};
+use crate::request::{Operation, OperationRequest, RequestBuilder};
+use crate::response::{Head, RequestIds, decode};
+
+/// `DELETE /{Key}`: delete an object, or a specific version of it.
+///
+/// S3 documents it at <https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObject.html>.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeleteObject {
+    bucket: BucketName,
+    key: ObjectKey,
+    version_id: Option<String>,
+    if_match: Option<String>,
+    expected_bucket_owner: Option<String>,
+}
+
+/// What DeleteObject returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeleteObjectOutput {
+    /// `x-amz-delete-marker`: a delete marker was created (or the deleted version was one).
+    pub delete_marker: bool,
+    /// `x-amz-version-id`: the version deleted, or the delete marker created.
+    pub version_id: Option<String>,
+    /// Request ids.
+    pub ids: RequestIds,
+}
+
+impl DeleteObject {
+    /// Deletes `key` from `bucket`.
+    pub fn new(bucket: BucketName, key: ObjectKey) -> Self {
+        DeleteObject {
+            bucket,
+            key,
+            version_id: None,
+            if_match: None,
+            expected_bucket_owner: None,
+        }
+    }
+
+    /// Deletes this version permanently.
+    pub fn version_id(mut self, version_id: impl Into<String>) -> Self {
+        self.version_id = Some(version_id.into());
+        self
+    }
+
+    /// `If-Match`: delete only if the ETag matches (412 otherwise).
+    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
+        self.if_match = Some(etag.into());
+        self
+    }
+
+    /// `x-amz-expected-bucket-owner`.
+    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
+        self.expected_bucket_owner = Some(account_id.into());
+        self
+    }
+
+    pub(crate) fn builder<'a>(&'a self, endpoint: &'a Endpoint) -> RequestBuilder<'a> {
+        RequestBuilder::new(endpoint, Method::DELETE)
+            .bucket(&self.bucket)
+            .key(&self.key)
+            .query_opt("versionId", self.version_id.as_ref())
+            .header_opt("if-match", self.if_match.as_ref())
+            .header_opt(
+                "x-amz-expected-bucket-owner",
+                self.expected_bucket_owner.as_ref(),
+            )
+    }
+}
+
+impl Operation for DeleteObject {
+    type Output = DeleteObjectOutput;
+
+    fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
+        self.builder(endpoint).build()
+    }
+
+    fn response(&self, response: Response<Bytes>) -> Result<DeleteObjectOutput, Error> {
+        decode(response, |parts, _| {
+            let head = Head(&parts.headers);
+            Ok(DeleteObjectOutput {
+                delete_marker: head.bool("x-amz-delete-marker")?.unwrap_or(false),
+                version_id: head.version_id(),
+                ids: head.request_ids(),
+            })
+        })
+    }
+
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+
+    fn name(&self) -> &'static str {
+        "DeleteObject"
+    }
+}

@@ -1,0 +1,314 @@
+//! One module per S3 action, plus the pieces several of them share.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+
+use crate::checksum::{Checksum, ChecksumAlgorithm, ContentMd5};
+use crate::encoding::push_query_encoded;
+use crate::error::{Error, InvalidInput};
+use crate::request::{Body, RequestBuilder};
+use crate::types::{CannedAcl, ServerSideEncryption, StorageClass};
+
+pub mod complete_multipart_upload;
+pub mod create_multipart_upload;
+pub mod delete_object;
+pub mod get_object;
+pub mod head_object;
+pub mod list_objects_v2;
+pub mod put_object;
+pub mod upload_part;
+
+/// Part numbers are 1 to 10000.
+pub(crate) fn validate_part_number(part_number: u32) -> Result<(), Error> {
+    if (1..=10_000).contains(&part_number) {
+        Ok(())
+    } else {
+        Err(InvalidInput::Parameter {
+            name: "partNumber",
+            reason: format!("{part_number} is outside 1..=10000"),
+        }
+        .into())
+    }
+}
+
+/// Listing page sizes are 1 to 1000 (S3 silently caps larger values; we reject them so a
+/// caller's paging assumptions hold).
+pub(crate) fn validate_max_keys(name: &'static str, value: Option<u32>) -> Result<(), Error> {
+    match value {
+        Some(0) | Some(1001..) => Err(InvalidInput::Parameter {
+            name,
+            reason: format!("{} is outside 1..=1000", value.unwrap_or_default()),
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Upload ids are opaque but never empty.
+pub(crate) fn validate_upload_id(upload_id: &str) -> Result<(), Error> {
+    if upload_id.is_empty() {
+        Err(InvalidInput::Parameter {
+            name: "uploadId",
+            reason: "must not be empty".to_owned(),
+        }
+        .into())
+    } else {
+        Ok(())
+    }
+}
+
+/// Headers describing a new object; shared by PutObject, CopyObject (with
+/// `MetadataDirective::Replace`) and CreateMultipartUpload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ObjectAttributes {
+    pub(crate) content_type: Option<String>,
+    pub(crate) cache_control: Option<String>,
+    pub(crate) content_disposition: Option<String>,
+    pub(crate) content_encoding: Option<String>,
+    pub(crate) content_language: Option<String>,
+    pub(crate) expires: Option<SystemTime>,
+    pub(crate) metadata: BTreeMap<String, String>,
+    pub(crate) storage_class: Option<StorageClass>,
+    pub(crate) tagging: Vec<(String, String)>,
+    pub(crate) encryption: Option<ServerSideEncryption>,
+    pub(crate) acl: Option<CannedAcl>,
+    pub(crate) expected_bucket_owner: Option<String>,
+}
+
+impl ObjectAttributes {
+    pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let tagging = (!self.tagging.is_empty()).then(|| {
+            let mut value = String::new();
+            for (name, tag_value) in &self.tagging {
+                if !value.is_empty() {
+                    value.push('&');
+                }
+                push_query_encoded(&mut value, name);
+                value.push('=');
+                push_query_encoded(&mut value, tag_value);
+            }
+            value
+        });
+        builder
+            .header_opt("content-type", self.content_type.as_ref())
+            .header_opt("cache-control", self.cache_control.as_ref())
+            .header_opt("content-disposition", self.content_disposition.as_ref())
+            .header_opt("content-encoding", self.content_encoding.as_ref())
+            .header_opt("content-language", self.content_language.as_ref())
+            .date_header_opt("expires", self.expires)
+            .metadata(&self.metadata)
+            .header_opt("x-amz-storage-class", self.storage_class.as_ref())
+            .header_opt("x-amz-tagging", tagging)
+            .server_side_encryption(self.encryption.as_ref())
+            .header_opt("x-amz-acl", self.acl)
+            .header_opt(
+                "x-amz-expected-bucket-owner",
+                self.expected_bucket_owner.as_ref(),
+            )
+    }
+}
+
+/// Generates the setters for [`ObjectAttributes`] on a type with an `attributes` field.
+macro_rules! object_attribute_setters {
+    () => {
+        /// `Content-Type`.
+        pub fn content_type(mut self, value: impl Into<String>) -> Self {
+            self.attributes.content_type = Some(value.into());
+            self
+        }
+
+        /// `Cache-Control`.
+        pub fn cache_control(mut self, value: impl Into<String>) -> Self {
+            self.attributes.cache_control = Some(value.into());
+            self
+        }
+
+        /// `Content-Disposition`.
+        pub fn content_disposition(mut self, value: impl Into<String>) -> Self {
+            self.attributes.content_disposition = Some(value.into());
+            self
+        }
+
+        /// `Content-Encoding`.
+        pub fn content_encoding(mut self, value: impl Into<String>) -> Self {
+            self.attributes.content_encoding = Some(value.into());
+            self
+        }
+
+        /// `Content-Language`.
+        pub fn content_language(mut self, value: impl Into<String>) -> Self {
+            self.attributes.content_language = Some(value.into());
+            self
+        }
+
+        /// `Expires`.
+        pub fn expires(mut self, time: std::time::SystemTime) -> Self {
+            self.attributes.expires = Some(time);
+            self
+        }
+
+        /// Adds user metadata (`x-amz-meta-<name>`; names are stored lower-case; names +
+        /// values may total 2 KB).
+        pub fn metadata(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+            self.attributes
+                .metadata
+                .insert(name.into().to_ascii_lowercase(), value.into());
+            self
+        }
+
+        /// `x-amz-storage-class`.
+        pub fn storage_class(mut self, class: crate::types::StorageClass) -> Self {
+            self.attributes.storage_class = Some(class);
+            self
+        }
+
+        /// Adds an object tag (sent URL-encoded in `x-amz-tagging`).
+        pub fn tag(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+            self.attributes.tagging.push((name.into(), value.into()));
+            self
+        }
+
+        /// Server-side encryption (SSE-S3, SSE-KMS or SSE-C).
+        pub fn server_side_encryption(
+            mut self,
+            encryption: crate::types::ServerSideEncryption,
+        ) -> Self {
+            self.attributes.encryption = Some(encryption);
+            self
+        }
+
+        /// A canned ACL (`x-amz-acl`).
+        pub fn acl(mut self, acl: crate::types::CannedAcl) -> Self {
+            self.attributes.acl = Some(acl);
+            self
+        }
+
+        /// `x-amz-expected-bucket-owner`: fail unless the bucket belongs to this account.
+        pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
+            self.attributes.expected_bucket_owner = Some(account_id.into());
+            self
+        }
+    };
+}
+pub(crate) use object_attribute_setters;
+
+/// The payload of an upload (PutObject, UploadPart) with its integrity headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Payload {
+    pub(crate) body: Body,
+    pub(crate) checksum: ChecksumChoice,
+    pub(crate) content_md5: bool,
+}
+
+/// How an upload's checksum is provided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ChecksumChoice {
+    None,
+    /// Computed here for in-memory bodies, as a trailer for external ones.
+    Compute(ChecksumAlgorithm),
+    /// Known in advance.
+    Precomputed(Checksum),
+}
+
+impl Default for Payload {
+    fn default() -> Self {
+        Payload {
+            body: Body::Bytes(Bytes::new()),
+            checksum: ChecksumChoice::None,
+            content_md5: false,
+        }
+    }
+}
+
+impl Payload {
+    pub(crate) fn apply<'a>(&self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let mut body = self.body.clone();
+        let checksum = match (&self.checksum, &mut body) {
+            (ChecksumChoice::None, _) => None,
+            (ChecksumChoice::Precomputed(checksum), _) => {
+                Some((checksum.algorithm(), Some(checksum.to_base64())))
+            }
+            (ChecksumChoice::Compute(algorithm), Body::Bytes(bytes)) => {
+                Some((*algorithm, Some(algorithm.checksum(bytes).to_base64())))
+            }
+            (ChecksumChoice::Compute(algorithm), Body::Empty) => {
+                Some((*algorithm, Some(algorithm.checksum(&[]).to_base64())))
+            }
+            (
+                ChecksumChoice::Compute(algorithm),
+                Body::External {
+                    trailing_checksum, ..
+                },
+            ) => {
+                *trailing_checksum = Some(*algorithm);
+                Some((*algorithm, None))
+            }
+        };
+        let content_md5 = match (&body, self.content_md5) {
+            (_, false) => Ok(None),
+            (Body::Bytes(bytes), true) => Ok(Some(ContentMd5::of(bytes))),
+            (Body::Empty, true) => Ok(Some(ContentMd5::of(&[]))),
+            (Body::External { .. }, true) => Err(InvalidInput::Parameter {
+                name: "Content-MD5",
+                reason: "can only be computed for in-memory bodies".to_owned(),
+            }
+            .into()),
+        };
+        let (content_md5, md5_check) = match content_md5 {
+            Ok(value) => (value, Ok(())),
+            Err(error) => (None, Err(error)),
+        };
+        let builder = match checksum {
+            None => builder,
+            Some((algorithm, value)) => builder
+                .header("x-amz-sdk-checksum-algorithm", algorithm)
+                .header_named_opt(algorithm.header_name(), value),
+        };
+        builder
+            .check(md5_check)
+            .header_opt("content-md5", content_md5)
+            .body(body)
+    }
+}
+
+/// Generates the payload setters on a type with a `payload` field.
+macro_rules! payload_setters {
+    () => {
+        /// An in-memory body.
+        pub fn body(mut self, body: impl Into<bytes::Bytes>) -> Self {
+            self.payload.body = crate::request::Body::Bytes(body.into());
+            self
+        }
+
+        /// A body of exactly `content_length` bytes that the transport streams itself.
+        pub fn streaming_body(mut self, content_length: u64) -> Self {
+            self.payload.body = crate::request::Body::External {
+                content_length,
+                trailing_checksum: None,
+            };
+            self
+        }
+
+        /// Checksums the body with `algorithm`: now for in-memory bodies (header), while
+        /// streaming for streamed ones (aws-chunked trailer).
+        pub fn checksum_algorithm(mut self, algorithm: crate::checksum::ChecksumAlgorithm) -> Self {
+            self.payload.checksum = crate::ops::ChecksumChoice::Compute(algorithm);
+            self
+        }
+
+        /// Sends a checksum computed in advance (`x-amz-checksum-*` header).
+        pub fn checksum(mut self, checksum: crate::checksum::Checksum) -> Self {
+            self.payload.checksum = crate::ops::ChecksumChoice::Precomputed(checksum);
+            self
+        }
+
+        /// Also sends `Content-MD5` (in-memory bodies only).
+        pub fn content_md5(mut self, enabled: bool) -> Self {
+            self.payload.content_md5 = enabled;
+            self
+        }
+    };
+}
+pub(crate) use payload_setters;

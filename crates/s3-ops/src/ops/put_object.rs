@@ -1,0 +1,122 @@
+//! PutObject: upload an object in one request.
+
+use bytes::Bytes;
+use http::{Method, Response};
+
+use crate::checksum::ResponseChecksums;
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+use crate::names::{BucketName, ObjectKey};
+use crate::ops::{ObjectAttributes, Payload, object_attribute_setters, payload_setters};
+use crate::request::{Operation, OperationRequest, RequestBuilder};
+use crate::response::{EncryptionInfo, Head, RequestIds, decode};
+
+/// `PUT /{Key}`: store an object (up to 5 GiB; larger ones need a multipart upload).
+///
+/// S3 documents it at <https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObject.html>.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PutObject {
+    bucket: BucketName,
+    key: ObjectKey,
+    pub(crate) attributes: ObjectAttributes,
+    pub(crate) payload: Payload,
+    if_match: Option<String>,
+    if_none_match_any: bool,
+}
+
+/// What PutObject returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PutObjectOutput {
+    /// `ETag` of the stored object.
+    pub etag: Option<s3_xml::ETag>,
+    /// `x-amz-version-id` (versioned buckets).
+    pub version_id: Option<String>,
+    /// Checksums S3 computed and stored.
+    pub checksums: ResponseChecksums,
+    /// Server-side encryption applied.
+    pub encryption: EncryptionInfo,
+    /// `x-amz-expiration` (lifecycle expiry).
+    pub expiration: Option<String>,
+    /// `x-amz-object-size` (sent by some stores).
+    pub size: Option<u64>,
+    /// Request ids.
+    pub ids: RequestIds,
+}
+
+impl PutObjectOutput {
+    pub(crate) fn from_head(head: Head<'_>) -> Result<Self, Error> {
+        Ok(PutObjectOutput {
+            etag: head.etag()?,
+            version_id: head.version_id(),
+            checksums: head.checksums(),
+            encryption: head.encryption(),
+            expiration: head.string("x-amz-expiration"),
+            size: head.u64("x-amz-object-size")?,
+            ids: head.request_ids(),
+        })
+    }
+}
+
+impl PutObject {
+    /// Uploads to `key` in `bucket`; set the body with [`PutObject::body`] or
+    /// [`PutObject::streaming_body`] (the default is an empty object).
+    pub fn new(bucket: BucketName, key: ObjectKey) -> Self {
+        PutObject {
+            bucket,
+            key,
+            attributes: ObjectAttributes::default(),
+            payload: Payload::default(),
+            if_match: None,
+            if_none_match_any: false,
+        }
+    }
+
+    object_attribute_setters!();
+    payload_setters!();
+
+    /// `If-None-Match: *`: write only if no object exists under the key (412 otherwise).
+    pub fn if_none_match_any(mut self) -> Self {
+        self.if_none_match_any = true;
+        self
+    }
+
+    /// `If-Match`: overwrite only if the current object has this ETag (412 otherwise).
+    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
+        self.if_match = Some(etag.into());
+        self
+    }
+
+    pub(crate) fn builder<'a>(&'a self, endpoint: &'a Endpoint) -> RequestBuilder<'a> {
+        let builder = RequestBuilder::new(endpoint, Method::PUT)
+            .bucket(&self.bucket)
+            .key(&self.key)
+            .header_opt("if-match", self.if_match.as_ref())
+            .header_opt("if-none-match", self.if_none_match_any.then_some("*"));
+        self.payload.apply(self.attributes.apply(builder))
+    }
+}
+
+impl Operation for PutObject {
+    type Output = PutObjectOutput;
+
+    fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
+        self.builder(endpoint).build()
+    }
+
+    fn response(&self, response: Response<Bytes>) -> Result<PutObjectOutput, Error> {
+        decode(response, |parts, _| {
+            PutObjectOutput::from_head(Head(&parts.headers))
+        })
+    }
+
+    /// Rewriting the same bytes is harmless. With `If-None-Match: *` a retry after a lost
+    /// response answers 412 although the first attempt stored the object.
+    fn is_idempotent(&self) -> bool {
+        true
+    }
+
+    fn name(&self) -> &'static str {
+        "PutObject"
+    }
+}

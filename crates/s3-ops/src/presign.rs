@@ -1,0 +1,78 @@
+//! Presigned URLs (SigV4 query signing) for the operations a browser or another client
+//! can perform without credentials: GetObject, PutObject, HeadObject, DeleteObject and
+//! UploadPart.
+
+use std::time::Duration;
+
+use http::header::CONTENT_LENGTH;
+use s3_sigv4::{Credentials, PayloadHash, PresignedRequest, Signer, SigningParams, SigningTime};
+
+use crate::endpoint::Endpoint;
+use crate::error::Error;
+use crate::ops::delete_object::DeleteObject;
+use crate::ops::get_object::GetObject;
+use crate::ops::head_object::HeadObject;
+use crate::ops::put_object::PutObject;
+use crate::ops::upload_part::UploadPart;
+use crate::request::Operation;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Operations that can be presigned. Sealed: implemented for [`GetObject`], [`PutObject`],
+/// [`HeadObject`], [`DeleteObject`] and [`UploadPart`].
+pub trait Presignable: Operation + sealed::Sealed {}
+
+macro_rules! presignable {
+    ($($op:ty),*) => {$(
+        impl sealed::Sealed for $op {}
+        impl Presignable for $op {}
+    )*};
+}
+presignable!(GetObject, PutObject, HeadObject, DeleteObject, UploadPart);
+
+/// Presigns `operation` for `expires_in` (1 second to 7 days) from `time`.
+///
+/// The URL carries every query parameter of the operation; headers the operation sets
+/// (`Content-Type`, `x-amz-checksum-*`, SSE-C keys, conditions, ...) are signed and
+/// returned in [`PresignedRequest::headers`]: whoever uses the URL must send them
+/// unchanged. The payload is `UNSIGNED-PAYLOAD`, and `Content-Length` is not signed, so
+/// the uploader may send any body (pin it with a precomputed checksum via
+/// `PutObject::checksum`).
+///
+/// ```
+/// use std::time::Duration;
+/// use s3_ops::{BucketName, Endpoint, ObjectKey, presign::presign};
+/// use s3_ops::ops::get_object::GetObject;
+/// use s3_sigv4::{Credentials, Signer, SigningTime};
+///
+/// let credentials = Credentials::new("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", None);
+/// let get = GetObject::new(BucketName::new("examplebucket")?, ObjectKey::new("test.txt")?);
+/// let url = presign(
+///     &get,
+///     &Endpoint::aws("us-east-1")?,
+///     &Signer::new(),
+///     &credentials,
+///     SigningTime::from_parts(2013, 5, 24, 0, 0, 0)?,
+///     Duration::from_secs(86400),
+/// )?;
+/// assert!(url.url().starts_with("https://examplebucket.s3.us-east-1.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn presign<O: Presignable>(
+    operation: &O,
+    endpoint: &Endpoint,
+    signer: &Signer,
+    credentials: &Credentials,
+    time: SigningTime,
+    expires_in: Duration,
+) -> Result<PresignedRequest, Error> {
+    let mut request = operation.request(endpoint)?.request;
+    // The uploader's body length is not known here; signing it would pin it to 0.
+    request.headers_mut().remove(CONTENT_LENGTH);
+    let params = SigningParams::new(endpoint.region(), "s3", time, PayloadHash::Unsigned);
+    signer
+        .presign(&request, credentials, &params, expires_in)
+        .map_err(|error| Error::Presign(error.to_string()))
+}

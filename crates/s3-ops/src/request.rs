@@ -1,0 +1,362 @@
+//! The [`Operation`] trait, the request description it produces, and the one builder every
+//! operation module uses to assemble method, URI, query and headers.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, HeaderName, HeaderValue};
+use http::{HeaderMap, Method, Request, Response};
+
+use crate::checksum::{Checksum, ChecksumAlgorithm, ContentMd5};
+use crate::encoding::push_query_encoded;
+use crate::endpoint::Endpoint;
+use crate::error::{Error, InvalidInput};
+use crate::names::{BucketName, ObjectKey};
+use crate::types::{Conditions, ServerSideEncryption, SseCustomerKey};
+
+/// One S3 operation: how to encode its request and decode its response.
+pub trait Operation {
+    /// The decoded successful response.
+    type Output;
+
+    /// Builds the unsigned request (method, fully encoded URI, headers) and describes its
+    /// body. Invalid input is rejected here, before anything is sent.
+    fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error>;
+
+    /// Decodes a complete response into the output or an error (S3 errors included, also
+    /// those hidden in a 200 response).
+    fn response(&self, response: Response<Bytes>) -> Result<Self::Output, Error>;
+
+    /// True if sending the request twice has the same effect as sending it once, so a
+    /// transport may retry it after an ambiguous failure.
+    fn is_idempotent(&self) -> bool;
+
+    /// The S3 action name (`GetObject`, ...), for logs and metrics.
+    fn name(&self) -> &'static str;
+
+    /// The most response-body bytes the transport should buffer for
+    /// [`Operation::response`]. Larger bodies should be treated as malformed.
+    fn response_body_limit(&self) -> usize {
+        RESPONSE_BODY_LIMIT
+    }
+}
+
+/// Default bound on buffered response bodies (a 1000-key listing of 1024-byte keys with
+/// owners fits comfortably).
+pub const RESPONSE_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The request body an operation needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Body {
+    /// No body.
+    Empty,
+    /// An in-memory body (XML documents, small objects).
+    Bytes(Bytes),
+    /// A body the transport streams from elsewhere (file, stream).
+    External {
+        /// Exact payload length in bytes (before any aws-chunked encoding).
+        content_length: u64,
+        /// If set, the transport sends the payload aws-chunked with this checksum as a
+        /// trailer (`x-amz-trailer: x-amz-checksum-*`), computed while streaming.
+        trailing_checksum: Option<ChecksumAlgorithm>,
+    },
+}
+
+impl Body {
+    /// The payload length, if known.
+    pub fn content_length(&self) -> u64 {
+        match self {
+            Body::Empty => 0,
+            Body::Bytes(bytes) => bytes.len() as u64,
+            Body::External { content_length, .. } => *content_length,
+        }
+    }
+}
+
+/// An encoded request: everything except the signature and the streamed body bytes.
+///
+/// `Content-Length` is set to the payload length; a transport that switches to aws-chunked
+/// encoding replaces it with the encoded length and sets `x-amz-decoded-content-length`.
+#[derive(Debug)]
+pub struct OperationRequest {
+    /// Method, URI (path and query already percent-encoded as SigV4 canonicalizes them for
+    /// S3) and headers. `Host` is left to the transport (it is the URI's authority).
+    pub request: Request<()>,
+    /// The body to send.
+    pub body: Body,
+}
+
+/// Assembles a request. Setters record the first error and `build` returns it, so operation
+/// modules chain calls without checking each one.
+pub(crate) struct RequestBuilder<'a> {
+    endpoint: &'a Endpoint,
+    method: Method,
+    bucket: Option<&'a BucketName>,
+    key: Option<&'a ObjectKey>,
+    /// Encoded `(name, value)`; `None` for a value-less sub-resource (`?uploads`).
+    query: Vec<(String, Option<String>)>,
+    headers: HeaderMap,
+    body: Body,
+    error: Option<Error>,
+}
+
+impl<'a> RequestBuilder<'a> {
+    pub(crate) fn new(endpoint: &'a Endpoint, method: Method) -> Self {
+        RequestBuilder {
+            endpoint,
+            method,
+            bucket: None,
+            key: None,
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: Body::Empty,
+            error: None,
+        }
+    }
+
+    pub(crate) fn bucket(mut self, bucket: &'a BucketName) -> Self {
+        self.bucket = Some(bucket);
+        self
+    }
+
+    pub(crate) fn key(mut self, key: &'a ObjectKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// A query parameter; name and value are percent-encoded.
+    pub(crate) fn query(mut self, name: &str, value: impl Display) -> Self {
+        let mut encoded_value = String::new();
+        push_query_encoded(&mut encoded_value, &value.to_string());
+        self.push_query(name, Some(encoded_value));
+        self
+    }
+
+    fn push_query(&mut self, name: &str, encoded_value: Option<String>) {
+        let mut encoded_name = String::new();
+        push_query_encoded(&mut encoded_name, name);
+        self.query.push((encoded_name, encoded_value));
+    }
+
+    pub(crate) fn query_opt(self, name: &str, value: Option<impl Display>) -> Self {
+        match value {
+            Some(value) => self.query(name, value),
+            None => self,
+        }
+    }
+
+    /// A value-less sub-resource such as `?uploads` or `?tagging`.
+    pub(crate) fn subresource(mut self, name: &str) -> Self {
+        self.push_query(name, None);
+        self
+    }
+
+    pub(crate) fn header(self, name: &'static str, value: impl Display) -> Self {
+        self.header_named(HeaderName::from_static(name), value)
+    }
+
+    pub(crate) fn header_named(mut self, name: HeaderName, value: impl Display) -> Self {
+        self.insert_header(name, &value.to_string());
+        self
+    }
+
+    pub(crate) fn header_named_opt(self, name: HeaderName, value: Option<impl Display>) -> Self {
+        match value {
+            Some(value) => self.header_named(name, value),
+            None => self,
+        }
+    }
+
+    /// `x-amz-checksum-<algorithm>: <base64>` for a known checksum.
+    pub(crate) fn checksum_header(self, checksum: Option<&Checksum>) -> Self {
+        match checksum {
+            Some(checksum) => {
+                self.header_named(checksum.algorithm().header_name(), checksum.to_base64())
+            }
+            None => self,
+        }
+    }
+
+    pub(crate) fn header_opt(self, name: &'static str, value: Option<impl Display>) -> Self {
+        match value {
+            Some(value) => self.header(name, value),
+            None => self,
+        }
+    }
+
+    /// An HTTP-date header (`If-Modified-Since`, `Expires`, ...).
+    pub(crate) fn date_header_opt(
+        self,
+        name: &'static str,
+        value: Option<std::time::SystemTime>,
+    ) -> Self {
+        self.header_opt(name, value.map(httpdate::fmt_http_date))
+    }
+
+    fn insert_header(&mut self, name: HeaderName, value: &str) {
+        // HeaderValue accepts obs-text but rejects CR, LF, NUL and other controls.
+        match HeaderValue::from_str(value) {
+            Ok(value) => {
+                self.headers.append(name, value);
+            }
+            Err(_) => self.fail(InvalidInput::HeaderValue {
+                name: name.as_str().to_owned(),
+            }),
+        }
+    }
+
+    fn fail(&mut self, input: InvalidInput) {
+        if self.error.is_none() {
+            self.error = Some(input.into());
+        }
+    }
+
+    /// Records an error found by the operation itself (limits, ranges, ...).
+    pub(crate) fn check(mut self, result: Result<(), Error>) -> Self {
+        if let (Err(error), None) = (result, &self.error) {
+            self.error = Some(error);
+        }
+        self
+    }
+
+    /// `x-amz-meta-*` headers; names are lower-cased, the 2 KB limit is enforced.
+    pub(crate) fn metadata(mut self, metadata: &BTreeMap<String, String>) -> Self {
+        const LIMIT: usize = 2048;
+        let size: usize = metadata.iter().map(|(n, v)| n.len() + v.len()).sum();
+        if size > LIMIT {
+            self.fail(InvalidInput::MetadataTooLarge { size });
+            return self;
+        }
+        for (name, value) in metadata {
+            match HeaderName::from_bytes(format!("x-amz-meta-{name}").as_bytes()) {
+                Ok(header) if !name.is_empty() => self.insert_header(header, value),
+                _ => self.fail(InvalidInput::MetadataName { name: name.clone() }),
+            }
+        }
+        self
+    }
+
+    /// Conditional headers, either plain (`If-Match`, ...) or for a copy source
+    /// (`x-amz-copy-source-if-match`, ...).
+    pub(crate) fn conditions(self, conditions: &Conditions, copy_source: bool) -> Self {
+        let names = if copy_source {
+            [
+                "x-amz-copy-source-if-match",
+                "x-amz-copy-source-if-none-match",
+                "x-amz-copy-source-if-modified-since",
+                "x-amz-copy-source-if-unmodified-since",
+            ]
+        } else {
+            [
+                "if-match",
+                "if-none-match",
+                "if-modified-since",
+                "if-unmodified-since",
+            ]
+        };
+        self.header_opt(names[0], conditions.if_match.as_ref())
+            .header_opt(names[1], conditions.if_none_match.as_ref())
+            .date_header_opt(names[2], conditions.if_modified_since)
+            .date_header_opt(names[3], conditions.if_unmodified_since)
+    }
+
+    /// Encryption headers for a write.
+    pub(crate) fn server_side_encryption(self, sse: Option<&ServerSideEncryption>) -> Self {
+        match sse {
+            None => self,
+            Some(ServerSideEncryption::S3) => self.header("x-amz-server-side-encryption", "AES256"),
+            Some(ServerSideEncryption::Kms {
+                key_id,
+                context,
+                bucket_key,
+            }) => self
+                .header("x-amz-server-side-encryption", "aws:kms")
+                .header_opt(
+                    "x-amz-server-side-encryption-aws-kms-key-id",
+                    key_id.as_ref(),
+                )
+                .header_opt("x-amz-server-side-encryption-context", context.as_ref())
+                .header_opt(
+                    "x-amz-server-side-encryption-bucket-key-enabled",
+                    *bucket_key,
+                ),
+            Some(ServerSideEncryption::Customer(key)) => self.sse_customer_key(Some(key), false),
+        }
+    }
+
+    /// SSE-C key headers, for the object itself or for a copy source.
+    pub(crate) fn sse_customer_key(self, key: Option<&SseCustomerKey>, copy_source: bool) -> Self {
+        let Some(key) = key else { return self };
+        let [algorithm, encoded, md5] = key.header_values();
+        if copy_source {
+            self.header(
+                "x-amz-copy-source-server-side-encryption-customer-algorithm",
+                algorithm,
+            )
+            .header(
+                "x-amz-copy-source-server-side-encryption-customer-key",
+                encoded,
+            )
+            .header(
+                "x-amz-copy-source-server-side-encryption-customer-key-md5",
+                md5,
+            )
+        } else {
+            self.header("x-amz-server-side-encryption-customer-algorithm", algorithm)
+                .header("x-amz-server-side-encryption-customer-key", encoded)
+                .header("x-amz-server-side-encryption-customer-key-md5", md5)
+        }
+    }
+
+    /// An XML document body with its `Content-MD5` (S3 requires an integrity header on
+    /// several configuration and batch operations; MD5 is the one every store accepts).
+    pub(crate) fn xml_body(self, document: Vec<u8>) -> Self {
+        let md5 = ContentMd5::of(&document);
+        self.header("content-type", "application/xml")
+            .header("content-md5", md5)
+            .body(Body::Bytes(Bytes::from(document)))
+    }
+
+    pub(crate) fn body(mut self, body: Body) -> Self {
+        self.body = body;
+        self
+    }
+
+    pub(crate) fn build(mut self) -> Result<OperationRequest, Error> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        // Sorted like the SigV4 canonical query, so what is sent is what is signed.
+        self.query.sort_unstable();
+        let mut query = String::new();
+        for (name, value) in &self.query {
+            if !query.is_empty() {
+                query.push('&');
+            }
+            query.push_str(name);
+            if let Some(value) = value {
+                query.push('=');
+                query.push_str(value);
+            }
+        }
+        let uri = self.endpoint.uri(self.bucket, self.key, &query)?;
+        let sends_body =
+            !matches!(self.body, Body::Empty) || matches!(self.method, Method::PUT | Method::POST);
+        if sends_body {
+            self.headers.insert(
+                CONTENT_LENGTH,
+                HeaderValue::from(self.body.content_length()),
+            );
+        }
+        let mut request = Request::new(());
+        *request.method_mut() = self.method;
+        *request.uri_mut() = uri;
+        *request.headers_mut() = self.headers;
+        Ok(OperationRequest {
+            request,
+            body: self.body,
+        })
+    }
+}

@@ -1,0 +1,200 @@
+//! Shared response decoding: status handling, S3 error documents (also inside 200
+//! responses), and typed header readers.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use http::response::Parts;
+use http::{HeaderMap, Response, StatusCode};
+
+use crate::checksum::ResponseChecksums;
+use crate::error::{Error, S3Error};
+use crate::types::StorageClass;
+
+/// Request identifiers S3 returns with every response; quote them in support cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestIds {
+    /// `x-amz-request-id`.
+    pub request_id: Option<String>,
+    /// `x-amz-id-2` (the extended request id / host id).
+    pub extended_request_id: Option<String>,
+}
+
+impl RequestIds {
+    /// Reads the ids from response headers.
+    pub fn from_headers(headers: &HeaderMap) -> Self {
+        let head = Head(headers);
+        RequestIds {
+            request_id: head.string("x-amz-request-id"),
+            extended_request_id: head.string("x-amz-id-2"),
+        }
+    }
+}
+
+/// Splits a response into error or success; `success` decodes the latter. (Operations
+/// whose 200 may still carry an `<Error>` decode their body with
+/// `xml::document_or_error`.)
+pub(crate) fn decode<T>(
+    response: Response<Bytes>,
+    success: impl FnOnce(&Parts, Bytes) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let (parts, body) = response.into_parts();
+    if !parts.status.is_success() {
+        return Err(service_error(&parts, &body).into());
+    }
+    success(&parts, body)
+}
+
+/// Decodes the S3 error carried by a response head and (possibly empty) body.
+///
+/// Bodiless errors (HEAD, some proxies) get a code derived from the status, as the AWS
+/// SDKs do: `NotFound`, `Forbidden`, `NotModified`, `PreconditionFailed`, ...
+pub fn service_error(parts: &Parts, body: &[u8]) -> S3Error {
+    let head = Head(&parts.headers);
+    let mut error = crate::xml::decode_error_document(parts.status, body)
+        .unwrap_or_else(|| S3Error::new(parts.status, status_code_name(parts.status)));
+    if error.request_id.is_none() {
+        error.request_id = head.string("x-amz-request-id");
+    }
+    if error.host_id.is_none() {
+        error.host_id = head.string("x-amz-id-2");
+    }
+    // The header is authoritative for the bucket's region; the body's <Region> is the
+    // fallback (AuthorizationHeaderMalformed carries it there).
+    if let Some(region) = head.string("x-amz-bucket-region") {
+        error.region = Some(region);
+    }
+    error
+}
+
+fn status_code_name(status: StatusCode) -> String {
+    match status {
+        StatusCode::MOVED_PERMANENTLY => "PermanentRedirect".to_owned(),
+        StatusCode::TEMPORARY_REDIRECT => "TemporaryRedirect".to_owned(),
+        StatusCode::NOT_MODIFIED => "NotModified".to_owned(),
+        StatusCode::BAD_REQUEST => "BadRequest".to_owned(),
+        StatusCode::FORBIDDEN => "Forbidden".to_owned(),
+        StatusCode::NOT_FOUND => "NotFound".to_owned(),
+        StatusCode::CONFLICT => "Conflict".to_owned(),
+        StatusCode::PRECONDITION_FAILED => "PreconditionFailed".to_owned(),
+        StatusCode::RANGE_NOT_SATISFIABLE => "InvalidRange".to_owned(),
+        StatusCode::INTERNAL_SERVER_ERROR => "InternalError".to_owned(),
+        StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable".to_owned(),
+        other => format!("Http{}", other.as_u16()),
+    }
+}
+
+/// Typed readers over response headers. Absent headers are `None`; present but garbled
+/// ones are a [`Error::MalformedResponse`].
+#[derive(Clone, Copy)]
+pub(crate) struct Head<'a>(pub(crate) &'a HeaderMap);
+
+impl Head<'_> {
+    pub(crate) fn string(&self, name: &str) -> Option<String> {
+        self.str(name).map(str::to_owned)
+    }
+
+    fn str(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub(crate) fn u64(&self, name: &str) -> Result<Option<u64>, Error> {
+        self.parsed(name, |v| v.parse::<u64>().ok())
+    }
+
+    pub(crate) fn u32(&self, name: &str) -> Result<Option<u32>, Error> {
+        self.parsed(name, |v| v.parse::<u32>().ok())
+    }
+
+    pub(crate) fn bool(&self, name: &str) -> Result<Option<bool>, Error> {
+        self.parsed(name, |v| match v {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn date(&self, name: &str) -> Result<Option<SystemTime>, Error> {
+        self.parsed(name, |v| httpdate::parse_http_date(v).ok())
+    }
+
+    pub(crate) fn etag(&self) -> Result<Option<s3_xml::ETag>, Error> {
+        self.parsed("etag", |v| s3_xml::ETag::parse(v).ok())
+    }
+
+    pub(crate) fn storage_class(&self) -> Option<StorageClass> {
+        self.str("x-amz-storage-class").map(StorageClass::parse)
+    }
+
+    pub(crate) fn version_id(&self) -> Option<String> {
+        self.string("x-amz-version-id")
+    }
+
+    pub(crate) fn checksums(&self) -> ResponseChecksums {
+        ResponseChecksums::from_headers(self.0)
+    }
+
+    pub(crate) fn request_ids(&self) -> RequestIds {
+        RequestIds::from_headers(self.0)
+    }
+
+    /// `x-amz-meta-*` headers, names without the prefix (S3 returns them lower-case).
+    pub(crate) fn metadata(&self) -> BTreeMap<String, String> {
+        self.0
+            .iter()
+            .filter_map(|(name, value)| {
+                let name = name.as_str().strip_prefix("x-amz-meta-")?;
+                Some((
+                    name.to_owned(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                ))
+            })
+            .collect()
+    }
+
+    pub(crate) fn encryption(&self) -> EncryptionInfo {
+        EncryptionInfo {
+            algorithm: self.string("x-amz-server-side-encryption"),
+            kms_key_id: self.string("x-amz-server-side-encryption-aws-kms-key-id"),
+            bucket_key_enabled: self
+                .str("x-amz-server-side-encryption-bucket-key-enabled")
+                .map(|v| v == "true"),
+            customer_algorithm: self.string("x-amz-server-side-encryption-customer-algorithm"),
+            customer_key_md5: self.string("x-amz-server-side-encryption-customer-key-md5"),
+        }
+    }
+
+    fn parsed<T>(
+        &self,
+        name: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<Option<T>, Error> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(value) => value
+                .to_str()
+                .ok()
+                .and_then(parse)
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::malformed(format!("header {name} has an invalid value {value:?}"))
+                }),
+        }
+    }
+}
+
+/// How S3 says an object is encrypted at rest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EncryptionInfo {
+    /// `x-amz-server-side-encryption` (`AES256`, `aws:kms`, `aws:kms:dsse`).
+    pub algorithm: Option<String>,
+    /// `x-amz-server-side-encryption-aws-kms-key-id`.
+    pub kms_key_id: Option<String>,
+    /// `x-amz-server-side-encryption-bucket-key-enabled`.
+    pub bucket_key_enabled: Option<bool>,
+    /// `x-amz-server-side-encryption-customer-algorithm` (SSE-C).
+    pub customer_algorithm: Option<String>,
+    /// `x-amz-server-side-encryption-customer-key-MD5` (SSE-C).
+    pub customer_key_md5: Option<String>,
+}
