@@ -60,6 +60,8 @@ mod delete;
 mod error;
 mod error_document;
 mod etag;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod limits;
 mod list_object_versions;
 mod list_objects;

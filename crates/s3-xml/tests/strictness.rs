@@ -366,11 +366,9 @@ fn url_encoded_listings_are_decoded_and_reported() {
         }
     );
 
-    let versions = format!(
-        "<ListVersionsResult><Name>b</Name><KeyMarker>k%20m</KeyMarker><NextKeyMarker>n%20m</NextKeyMarker>\
+    let versions = "<ListVersionsResult><Name>b</Name><KeyMarker>k%20m</KeyMarker><NextKeyMarker>n%20m</NextKeyMarker>\
          <EncodingType>url</EncodingType><DeleteMarker><Key>a%2Bb</Key><VersionId>v</VersionId><IsLatest>true</IsLatest>\
-         <LastModified>2009-10-12T17:50:30Z</LastModified></DeleteMarker></ListVersionsResult>"
-    );
+         <LastModified>2009-10-12T17:50:30Z</LastModified></DeleteMarker></ListVersionsResult>";
     let r = decode_list_object_versions(versions.as_bytes(), &Limits::default()).unwrap();
     assert_eq!(
         (
