@@ -1,0 +1,371 @@
+//! Request bodies: replayable ([`Body::from_bytes`], [`Body::from_file`]) or
+//! one-shot ([`Body::from_stream`]).
+//!
+//! A replayable body is re-sent from its start on every attempt: bytes are
+//! cheap clones, files are read in place by position (`pread`), so a retry
+//! re-reads the file and no temporary copy is ever made. A one-shot stream can
+//! only be sent once: the client retries it only if not a single byte of it
+//! was taken by the connection.
+
+use std::fmt;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
+
+use bytes::Bytes;
+use futures_core::Stream;
+use http_body::{Frame, SizeHint};
+use tokio::task::JoinHandle;
+
+use crate::error::Error;
+use crate::progress::Progress;
+
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// A boxed one-shot stream of body chunks.
+pub type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send + 'static>>;
+
+/// Bytes handed to the connection per frame; small enough that stall
+/// detection sees steady progress, large enough to keep syscalls few.
+const FRAME_SIZE: usize = 256 * 1024;
+/// Bytes read from a file per positioned read.
+const FILE_READ_SIZE: usize = 1024 * 1024;
+
+/// The body of an upload (PutObject, UploadPart).
+pub struct Body {
+    pub(crate) source: Source,
+}
+
+pub(crate) enum Source {
+    Bytes(Bytes),
+    File(FileRange),
+    Stream(OneShot),
+}
+
+/// A byte range of an open file, read by position.
+#[derive(Clone)]
+pub(crate) struct FileRange {
+    pub(crate) file: Arc<std::fs::File>,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+}
+
+/// A stream that can be consumed once, with its announced length.
+pub(crate) struct OneShot {
+    pub(crate) stream: Arc<Mutex<Option<ByteStream>>>,
+    pub(crate) len: u64,
+    pub(crate) started: Arc<AtomicBool>,
+}
+
+impl Body {
+    /// An empty body.
+    pub fn empty() -> Self {
+        Self::from_bytes(Bytes::new())
+    }
+
+    /// A body from memory; replayable.
+    pub fn from_bytes(bytes: impl Into<Bytes>) -> Self {
+        Self {
+            source: Source::Bytes(bytes.into()),
+        }
+    }
+
+    /// The whole file at `path`; replayable (re-read on retry, no copy).
+    pub async fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let file = open(path.as_ref()).await?;
+        let len = file.metadata().map_err(Error::io)?.len();
+        Ok(Self::file_range(file, 0, len))
+    }
+
+    /// `len` bytes of the file at `path` starting at `offset`; replayable.
+    /// Fails if the file is shorter than `offset + len`.
+    pub async fn from_file_range(
+        path: impl AsRef<Path>,
+        offset: u64,
+        len: u64,
+    ) -> Result<Self, Error> {
+        let file = open(path.as_ref()).await?;
+        let file_len = file.metadata().map_err(Error::io)?.len();
+        if offset.checked_add(len).is_none_or(|end| end > file_len) {
+            return Err(Error::request_body(format!(
+                "range {offset}+{len} lies beyond the end of {} ({file_len} bytes)",
+                path.as_ref().display()
+            )));
+        }
+        Ok(Self::file_range(file, offset, len))
+    }
+
+    fn file_range(file: std::fs::File, offset: u64, len: u64) -> Self {
+        Self {
+            source: Source::File(FileRange {
+                file: Arc::new(file),
+                offset,
+                len,
+            }),
+        }
+    }
+
+    /// A one-shot stream that yields exactly `len` bytes. It is sent with
+    /// `aws-chunked` encoding and is not retried once its first byte was sent;
+    /// a stream that ends early or runs long fails the upload.
+    pub fn from_stream<S, E>(stream: S, len: u64) -> Self
+    where
+        S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        let stream: ByteStream = Box::pin(MapErr(Box::pin(stream)));
+        Self {
+            source: Source::Stream(OneShot {
+                stream: Arc::new(Mutex::new(Some(stream))),
+                len,
+                started: Arc::new(AtomicBool::new(false)),
+            }),
+        }
+    }
+
+    /// The number of payload bytes.
+    pub fn len(&self) -> u64 {
+        match &self.source {
+            Source::Bytes(bytes) => bytes.len() as u64,
+            Source::File(range) => range.len,
+            Source::Stream(one_shot) => one_shot.len,
+        }
+    }
+
+    /// True for a zero-length body.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True if the body can be sent again on retry.
+    pub fn is_replayable(&self) -> bool {
+        !matches!(self.source, Source::Stream(_))
+    }
+
+    /// True if a retry may send this body (again): always for replayable
+    /// bodies, and for a one-shot stream only while none of it was sent.
+    pub(crate) fn can_resend(&self) -> bool {
+        match &self.source {
+            Source::Stream(one_shot) => !one_shot.started.load(Ordering::Acquire),
+            _ => true,
+        }
+    }
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.source {
+            Source::Bytes(_) => "bytes",
+            Source::File(_) => "file",
+            Source::Stream(_) => "stream",
+        };
+        f.debug_struct("Body")
+            .field("kind", &kind)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+impl From<Bytes> for Body {
+    fn from(bytes: Bytes) -> Self {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl From<String> for Body {
+    fn from(text: String) -> Self {
+        Self::from_bytes(text)
+    }
+}
+
+impl From<&'static [u8]> for Body {
+    fn from(bytes: &'static [u8]) -> Self {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl From<&'static str> for Body {
+    fn from(text: &'static str) -> Self {
+        Self::from_bytes(text)
+    }
+}
+
+async fn open(path: &Path) -> Result<std::fs::File, Error> {
+    let owned = path.to_path_buf();
+    tokio::task::spawn_blocking(move || std::fs::File::open(owned))
+        .await
+        .map_err(|e| Error::request_body(format!("file open task failed: {e}")))?
+        .map_err(|e| Error::request_body(format!("cannot open {}", path.display())).with_source(e))
+}
+
+/// Adapts the caller's error type; the stream is boxed so that it can be
+/// polled without pin projection.
+struct MapErr<S>(Pin<Box<S>>);
+
+impl<S, E> Stream for MapErr<S>
+where
+    S: Stream<Item = Result<Bytes, E>>,
+    E: Into<BoxError>,
+{
+    type Item = Result<Bytes, BoxError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.get_mut()
+            .0
+            .as_mut()
+            .poll_next(cx)
+            .map(|item| item.map(|chunk| chunk.map_err(Into::into)))
+    }
+}
+
+/// The `http_body::Body` of one attempt, created afresh for every attempt.
+pub(crate) struct AttemptBody {
+    state: AttemptState,
+    progress: Progress,
+}
+
+enum AttemptState {
+    Bytes(Bytes),
+    File {
+        range: FileRange,
+        position: u64,
+        end: u64,
+        read: Option<JoinHandle<std::io::Result<Bytes>>>,
+    },
+    Done,
+}
+
+impl AttemptBody {
+    /// The body for one attempt of sending `body`'s payload as-is (no
+    /// `aws-chunked` framing).
+    pub(crate) fn plain(body: &Body, progress: Progress) -> Self {
+        let state = match &body.source {
+            Source::Bytes(bytes) => AttemptState::Bytes(bytes.clone()),
+            Source::File(range) => AttemptState::File {
+                range: range.clone(),
+                position: range.offset,
+                end: range.offset + range.len,
+                read: None,
+            },
+            Source::Stream(_) => AttemptState::Done,
+        };
+        Self { state, progress }
+    }
+
+    fn remaining(&self) -> u64 {
+        match &self.state {
+            AttemptState::Bytes(bytes) => bytes.len() as u64,
+            AttemptState::File { position, end, .. } => end - position,
+            AttemptState::Done => 0,
+        }
+    }
+}
+
+impl http_body::Body for AttemptBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = self.get_mut();
+        let chunk = match &mut this.state {
+            AttemptState::Done => return Poll::Ready(None),
+            AttemptState::Bytes(bytes) if bytes.is_empty() => {
+                this.state = AttemptState::Done;
+                return Poll::Ready(None);
+            }
+            AttemptState::Bytes(bytes) => bytes.split_to(bytes.len().min(FRAME_SIZE)),
+            AttemptState::File {
+                range,
+                position,
+                end,
+                read,
+            } => {
+                if *position >= *end {
+                    this.state = AttemptState::Done;
+                    return Poll::Ready(None);
+                }
+                let handle = read.get_or_insert_with(|| {
+                    let file = range.file.clone();
+                    let at = *position;
+                    let want = (*end - at).min(FILE_READ_SIZE as u64) as usize;
+                    tokio::task::spawn_blocking(move || read_at(&file, at, want))
+                });
+                let result = ready!(Pin::new(handle).poll(cx));
+                *read = None;
+                match result {
+                    Ok(Ok(chunk)) if chunk.is_empty() => {
+                        let missing = *end - *position;
+                        this.state = AttemptState::Done;
+                        return Poll::Ready(Some(Err(format!(
+                            "file ended {missing} bytes before the announced length"
+                        )
+                        .into())));
+                    }
+                    Ok(Ok(chunk)) => {
+                        *position += chunk.len() as u64;
+                        chunk
+                    }
+                    Ok(Err(io)) => {
+                        this.state = AttemptState::Done;
+                        return Poll::Ready(Some(Err(io.into())));
+                    }
+                    Err(join) => {
+                        this.state = AttemptState::Done;
+                        return Poll::Ready(Some(Err(join.into())));
+                    }
+                }
+            }
+        };
+        this.progress.touch();
+        Poll::Ready(Some(Ok(Frame::data(chunk))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.remaining())
+    }
+}
+
+/// Reads up to `want` bytes at `offset` without moving any file cursor, so
+/// that retries and concurrent part uploads can share one open file.
+pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io::Result<Bytes> {
+    let mut buffer = vec![0u8; want];
+    let mut filled = 0;
+    while filled < want {
+        #[cfg(unix)]
+        let n = std::os::unix::fs::FileExt::read_at(
+            file,
+            &mut buffer[filled..],
+            offset + filled as u64,
+        );
+        #[cfg(windows)]
+        let n = std::os::windows::fs::FileExt::seek_read(
+            file,
+            &mut buffer[filled..],
+            offset + filled as u64,
+        );
+        match n {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buffer.truncate(filled);
+    Ok(Bytes::from(buffer))
+}

@@ -1,0 +1,256 @@
+//! aws-chunked request bodies: a one-shot stream (or a replayable body with a
+//! trailing checksum) cut into fixed-size chunks, each framed — and over plain
+//! HTTP signed — by s3-sigv4's [`ChunkEncoder`], then the checksum trailer.
+//!
+//! Payload bytes are gathered into chunk-sized buffers (one copy); the framing
+//! is sent around them without copying the payload again.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::{Bytes, BytesMut};
+use http_body::{Body as _, Frame, SizeHint};
+use s3_ops::{ChecksumAlgorithm, Checksummer};
+use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
+
+use crate::body::{AttemptBody, Body, BoxError, ByteStream, Source};
+use crate::error::{Error, ErrorKind};
+use crate::progress::Progress;
+
+/// Payload bytes per aws-chunked chunk (S3's minimum is 8 KiB).
+pub(crate) const CHUNK_SIZE: usize = 256 * 1024;
+
+/// The layout of an aws-chunked upload of `len` payload bytes.
+pub(crate) fn layout(
+    len: u64,
+    signed: bool,
+    trailer: Option<ChecksumAlgorithm>,
+) -> Result<ChunkedLayout, Error> {
+    let layout = match (signed, trailer) {
+        (true, None) => ChunkedLayout::signed(len, CHUNK_SIZE),
+        (true, Some(algorithm)) => ChunkedLayout::signed_with_trailer(
+            len,
+            CHUNK_SIZE,
+            algorithm.header_name().as_str(),
+            base64_len(algorithm.digest_len()),
+        ),
+        (false, Some(algorithm)) => ChunkedLayout::unsigned_with_trailer(
+            len,
+            CHUNK_SIZE,
+            algorithm.header_name().as_str(),
+            base64_len(algorithm.digest_len()),
+        ),
+        (false, None) => {
+            return Err(Error::new(ErrorKind::Signing)
+                .with_source("an unsigned aws-chunked upload needs a checksum trailer"));
+        }
+    };
+    layout.map_err(|e| Error::new(ErrorKind::Signing).with_source(e))
+}
+
+fn base64_len(bytes: usize) -> usize {
+    bytes.div_ceil(3) * 4
+}
+
+/// Where the payload bytes come from.
+enum Payload {
+    /// A replayable body, read afresh for this attempt.
+    Replayable(AttemptBody),
+    /// The caller's one-shot stream.
+    OneShot {
+        stream: Arc<Mutex<Option<ByteStream>>>,
+        started: Arc<std::sync::atomic::AtomicBool>,
+    },
+}
+
+/// The aws-chunked body of one attempt.
+pub(crate) struct ChunkedBody {
+    payload: Payload,
+    encoder: ChunkEncoder,
+    checksum: Option<Checksummer>,
+    declared: u64,
+    received: u64,
+    pending: BytesMut,
+    out: VecDeque<Bytes>,
+    remaining_encoded: u64,
+    source_done: bool,
+    finished: bool,
+    progress: Progress,
+}
+
+impl ChunkedBody {
+    pub(crate) fn new(
+        upload: &Body,
+        encoder: ChunkEncoder,
+        trailer: Option<ChecksumAlgorithm>,
+        progress: Progress,
+    ) -> Result<Self, Error> {
+        let payload = match &upload.source {
+            Source::Stream(one_shot) => Payload::OneShot {
+                stream: one_shot.stream.clone(),
+                started: one_shot.started.clone(),
+            },
+            _ => Payload::Replayable(AttemptBody::plain(upload, Progress::new())),
+        };
+        Ok(Self {
+            payload,
+            remaining_encoded: encoder.layout().encoded_length(),
+            declared: encoder.layout().decoded_length(),
+            encoder,
+            checksum: trailer.map(Checksummer::new),
+            received: 0,
+            pending: BytesMut::new(),
+            out: VecDeque::new(),
+            source_done: false,
+            finished: false,
+            progress,
+        })
+    }
+
+    /// Pulls the next piece of payload: `Ready(None)` at its end.
+    fn poll_payload(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
+        match &mut self.payload {
+            Payload::Replayable(body) => match Pin::new(body).poll_frame(cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(None) => Poll::Ready(None),
+                Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
+                Poll::Ready(Some(Ok(frame))) => {
+                    Poll::Ready(Some(Ok(frame.into_data().unwrap_or_default())))
+                }
+            },
+            Payload::OneShot { stream, started } => {
+                let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(inner) = guard.as_mut() else {
+                    return Poll::Ready(Some(Err(
+                        "the one-shot body stream was already consumed".into()
+                    )));
+                };
+                let item = inner.as_mut().poll_next(cx);
+                if let Poll::Ready(Some(Ok(chunk))) = &item
+                    && !chunk.is_empty()
+                {
+                    // From here on the stream cannot be replayed.
+                    started.store(true, Ordering::Release);
+                }
+                if let Poll::Ready(None) = &item {
+                    *guard = None;
+                }
+                item
+            }
+        }
+    }
+
+    fn emit_chunk(&mut self, payload: Bytes) -> Result<(), BoxError> {
+        let header = self.encoder.chunk_header(&payload)?;
+        self.out.push_back(Bytes::copy_from_slice(header.as_ref()));
+        self.out.push_back(payload);
+        self.out.push_back(Bytes::from_static(CHUNK_TERMINATOR));
+        Ok(())
+    }
+
+    fn emit_final(&mut self) -> Result<(), BoxError> {
+        let trailer = self.checksum.take().map(|c| c.finish().to_base64());
+        let mut out = vec![0u8; self.encoder.layout().final_length()];
+        let written = self.encoder.finish(trailer.as_deref(), &mut out)?;
+        out.truncate(written);
+        self.out.push_back(Bytes::from(out));
+        Ok(())
+    }
+
+    /// Advances the encoder until output is queued or the body ends.
+    fn fill(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        while self.out.is_empty() && !self.finished {
+            if self.source_done {
+                if !self.pending.is_empty() {
+                    let last = self.pending.split().freeze();
+                    self.emit_chunk(last)?;
+                } else {
+                    self.emit_final()?;
+                    self.finished = true;
+                }
+                continue;
+            }
+            match self.poll_payload(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(None) => {
+                    if self.received != self.declared {
+                        return Poll::Ready(Err(format!(
+                            "body stream ended after {} of its announced {} bytes",
+                            self.received, self.declared
+                        )
+                        .into()));
+                    }
+                    self.source_done = true;
+                }
+                Poll::Ready(Some(Ok(mut data))) => {
+                    self.received += data.len() as u64;
+                    if self.received > self.declared {
+                        return Poll::Ready(Err(format!(
+                            "body stream yielded more than its announced {} bytes",
+                            self.declared
+                        )
+                        .into()));
+                    }
+                    if let Some(checksum) = &mut self.checksum {
+                        checksum.update(&data);
+                    }
+                    while !data.is_empty() {
+                        if self.pending.is_empty() && data.len() >= CHUNK_SIZE {
+                            // Aligned: a whole chunk without copying.
+                            let chunk = data.split_to(CHUNK_SIZE);
+                            self.emit_chunk(chunk)?;
+                            continue;
+                        }
+                        let take = (CHUNK_SIZE - self.pending.len()).min(data.len());
+                        if self.pending.capacity() < CHUNK_SIZE {
+                            self.pending.reserve(CHUNK_SIZE - self.pending.len());
+                        }
+                        self.pending.extend_from_slice(&data.split_to(take));
+                        if self.pending.len() == CHUNK_SIZE {
+                            let chunk = self.pending.split().freeze();
+                            self.emit_chunk(chunk)?;
+                        }
+                    }
+                }
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl http_body::Body for ChunkedBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let this = self.get_mut();
+        if let Err(error) = std::task::ready!(this.fill(cx)) {
+            this.finished = true;
+            this.out.clear();
+            return Poll::Ready(Some(Err(error)));
+        }
+        match this.out.pop_front() {
+            Some(bytes) => {
+                this.remaining_encoded = this.remaining_encoded.saturating_sub(bytes.len() as u64);
+                this.progress.touch();
+                Poll::Ready(Some(Ok(Frame::data(bytes))))
+            }
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.finished && self.out.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.remaining_encoded)
+    }
+}

@@ -1,0 +1,432 @@
+//! The [`Client`] and its request pipeline: encode (s3-ops) → sign (s3-sigv4)
+//! → send (reqwest) → decode (s3-ops), with retries, redirects and timeouts.
+
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use http::StatusCode;
+use http::header::{HeaderMap, HeaderValue};
+use http::response::Parts;
+use s3_ops::{Endpoint, Operation, RetryClass};
+use tokio::time::Instant;
+
+use crate::body::Body;
+use crate::config::{ClientBuilder, Timeouts};
+use crate::credentials::CredentialsProvider;
+use crate::download::{BodyLimits, ObjectBody};
+use crate::error::{Error, ErrorKind, TimeoutKind};
+use crate::progress::Progress;
+use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
+use crate::sign::{Payload, Signer};
+use crate::transport::{self, TransportConfig};
+
+/// An async S3 client.
+///
+/// Cloning is cheap (an `Arc`): clones share one connection pool, one signer
+/// (with its signing-key cache), one credentials provider and one retry
+/// budget.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), s3_wire_tokio::Error> {
+/// let client = s3_wire_tokio::Client::from_env()?;
+/// let head = client.head_object("my-bucket", "reports/2024.csv").await?;
+/// println!("{} bytes", head.content_length);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    http: reqwest::Client,
+    pub(crate) endpoint: Endpoint,
+    pub(crate) credentials: Arc<dyn CredentialsProvider>,
+    pub(crate) signer: Signer,
+    timeouts: Timeouts,
+    retry: RetryConfig,
+    budget: RetryBudget,
+    jitter: Jitter,
+}
+
+/// What an attempt's response decoder gets: the head and the unread body.
+pub(crate) struct RawResponse {
+    pub(crate) head: Parts,
+    pub(crate) body: ObjectBody,
+}
+
+impl Client {
+    /// A builder with nothing configured.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// A client configured from the standard AWS environment variables and
+    /// shared config files (see [`ClientBuilder::from_env`]).
+    pub fn from_env() -> Result<Self, Error> {
+        ClientBuilder::from_env().build()
+    }
+
+    pub(crate) fn from_parts(
+        endpoint: Endpoint,
+        credentials: Arc<dyn CredentialsProvider>,
+        transport: TransportConfig,
+        timeouts: Timeouts,
+        retry: RetryConfig,
+    ) -> Result<Self, Error> {
+        let http = transport::build(&transport)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                http,
+                endpoint,
+                credentials,
+                signer: Signer::new(),
+                timeouts,
+                budget: RetryBudget::new(&retry),
+                retry,
+                jitter: Jitter::new(),
+            }),
+        })
+    }
+
+    /// The endpoint requests are sent to.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.inner.endpoint
+    }
+
+    /// The signing region.
+    pub fn region(&self) -> &str {
+        self.inner.endpoint.region()
+    }
+
+    /// The time limits.
+    pub fn timeouts(&self) -> Timeouts {
+        self.inner.timeouts
+    }
+
+    /// Runs an operation whose response is decoded in memory by
+    /// [`Operation::response`].
+    pub(crate) async fn send_ref<O: Operation>(&self, op: &O) -> Result<O::Output, Error> {
+        self.send_with_body(op, None).await
+    }
+
+    pub(crate) async fn send_with_body<O: Operation>(
+        &self,
+        op: &O,
+        upload: Option<&Body>,
+    ) -> Result<O::Output, Error> {
+        self.execute(op, upload, async |response: RawResponse| {
+            decode_buffered(op, response).await
+        })
+        .await
+    }
+
+    /// The request pipeline with retries. `decode` turns each attempt's
+    /// response into the output or an error; its errors are classified for
+    /// retry like any other.
+    pub(crate) async fn execute<O, T>(
+        &self,
+        op: &O,
+        upload: Option<&Body>,
+        mut decode: impl AsyncFnMut(RawResponse) -> Result<T, Error>,
+    ) -> Result<T, Error>
+    where
+        O: Operation,
+    {
+        let inner = &self.inner;
+        let started = Instant::now();
+        let deadline = inner
+            .timeouts
+            .operation
+            .map(|limit| (started + limit, limit));
+        let mut endpoint: Option<Endpoint> = None; // set after a region redirect
+        let mut attempts = 0u32;
+        let mut retry_tokens = 0u32;
+        let mut payload_cache = PayloadCache::default();
+        loop {
+            attempts += 1;
+            let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
+            let attempt = self.attempt(op, target, upload, &mut payload_cache, deadline);
+            let result = match deadline {
+                Some((at, limit)) => match tokio::time::timeout_at(at, attempt).await {
+                    Ok(result) => result,
+                    Err(_) => Err(Attempted::failed(Error::timeout(TimeoutKind::Operation(
+                        limit,
+                    )))),
+                },
+                None => attempt.await,
+            };
+            let (mut error, retry_after) = match result {
+                Ok(response) => match decode(response).await {
+                    Ok(output) => {
+                        inner.budget.on_success(retry_tokens);
+                        return Ok(output);
+                    }
+                    Err(error) => (error, None),
+                },
+                Err(Attempted { error, retry_after }) => (error, retry_after),
+            };
+            error.set_attempts(attempts);
+
+            let class = error.retry_class();
+            if let RetryClass::RedirectRegion { region } = &class {
+                // Followed once, for AWS endpoints only; the request is rebuilt
+                // and re-signed for the new host, so no signed header of the
+                // old request travels to it.
+                if endpoint.is_none() && target.is_aws() && region != target.region() {
+                    endpoint = Some(target.clone().with_region(region)?);
+                    attempts -= 1;
+                    continue;
+                }
+                return Err(error);
+            }
+            if !class.is_retryable()
+                || attempts >= inner.retry.max_attempts
+                || !upload.is_none_or(Body::can_resend)
+                || (is_ambiguous(&error) && !op.is_idempotent())
+            {
+                return Err(error);
+            }
+            let cost = if matches!(
+                error.kind(),
+                ErrorKind::Timeout(_) | ErrorKind::Transport(_)
+            ) {
+                RetryCost::Timeout
+            } else {
+                RetryCost::Normal
+            };
+            let Some(tokens) = inner.budget.try_acquire(cost) else {
+                error.set_budget_exhausted();
+                return Err(error);
+            };
+            retry_tokens += tokens;
+            let mut delay = inner.retry.backoff(attempts, inner.jitter.unit());
+            if let Some(server_delay) = retry_after {
+                if deadline.is_none() && server_delay > inner.retry.max_delay {
+                    return Err(error);
+                }
+                delay = delay.max(server_delay);
+            }
+            if let Some((at, _)) = deadline
+                && Instant::now() + delay >= at
+            {
+                return Err(error);
+            }
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// One attempt: build, sign and send the request; return the response head
+    /// with its unread body, or decode the error response.
+    async fn attempt<O: Operation>(
+        &self,
+        op: &O,
+        endpoint: &Endpoint,
+        upload: Option<&Body>,
+        payload_cache: &mut PayloadCache,
+        deadline: Option<(Instant, Duration)>,
+    ) -> Result<RawResponse, Attempted> {
+        let inner = &self.inner;
+        let encoded = op
+            .request(endpoint)
+            .map_err(|e| Attempted::failed(e.into()))?;
+        let credentials =
+            inner.credentials.credentials().await.map_err(|e| {
+                Attempted::failed(Error::new(ErrorKind::Credentials).with_source(e))
+            })?;
+        let (mut parts, ()) = encoded.request.into_parts();
+        let payload = payload_cache
+            .payload(&encoded.body, upload, endpoint)
+            .await
+            .map_err(Attempted::failed)?;
+        let progress = Progress::new();
+        let body = inner
+            .signer
+            .sign(
+                &mut parts,
+                &credentials,
+                endpoint.region(),
+                SystemTime::now(),
+                payload,
+                &encoded.body,
+                upload,
+                progress.clone(),
+            )
+            .map_err(Attempted::failed)?;
+        let request = http::Request::from_parts(parts, body);
+        let request = reqwest::Request::try_from(request).map_err(|e| {
+            Attempted::failed(
+                Error::config("request not accepted by the HTTP client").with_source(e),
+            )
+        })?;
+
+        let stall = inner.timeouts.stall;
+        let response = {
+            let send = pin!(inner.http.execute(request));
+            let stalled = pin!(progress.stalled(stall));
+            let mut send = send;
+            let mut stalled = stalled;
+            poll_fn(|cx| {
+                if let Poll::Ready(result) = send.as_mut().poll(cx) {
+                    return Poll::Ready(Some(result));
+                }
+                stalled.as_mut().poll(cx).map(|()| None)
+            })
+            .await
+        };
+        let response = match response {
+            Some(Ok(response)) => response,
+            Some(Err(error)) => {
+                return Err(Attempted::failed(transport::map_error(
+                    error,
+                    inner.timeouts.connect,
+                )));
+            }
+            None => {
+                return Err(Attempted::failed(Error::timeout(TimeoutKind::Stalled(
+                    stall,
+                ))));
+            }
+        };
+
+        let response: http::Response<reqwest::Body> = response.into();
+        let (head, body) = response.into_parts();
+        let content_length = content_length(&head.headers);
+        let limits = BodyLimits { stall, deadline };
+        let validator = if head.status.is_success() && op.name() == "GetObject" {
+            s3_ops::checksum::ResponseChecksums::from_headers(&head.headers).validator()
+        } else {
+            None
+        };
+        let body = ObjectBody::new(body, content_length, validator, limits);
+        if head.status.is_success() {
+            return Ok(RawResponse { head, body });
+        }
+        // An error response: decode the S3 error document (bounded).
+        let retry_after = head
+            .headers
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| parse_retry_after(v, SystemTime::now()));
+        let request_id = request_id(&head.headers);
+        let error = match decode_buffered(op, RawResponse { head, body }).await {
+            Ok(_) => Error::new(ErrorKind::Transport(
+                crate::error::TransportErrorKind::Protocol,
+            )),
+            Err(error) => error,
+        };
+        let mut error = error;
+        error.set_request_id(request_id);
+        Err(Attempted { error, retry_after })
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("endpoint", &self.inner.endpoint)
+            .field("credentials", &self.inner.credentials)
+            .field("timeouts", &self.inner.timeouts)
+            .field("retry", &self.inner.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A failed attempt with the server's `Retry-After`, if it sent one.
+pub(crate) struct Attempted {
+    error: Error,
+    retry_after: Option<Duration>,
+}
+
+impl Attempted {
+    fn failed(error: Error) -> Self {
+        Self {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+/// Reads the whole (bounded) body and decodes it with [`Operation::response`].
+pub(crate) async fn decode_buffered<O: Operation>(
+    op: &O,
+    response: RawResponse,
+) -> Result<O::Output, Error> {
+    let RawResponse { head, body } = response;
+    let limit = op.response_body_limit() as u64;
+    if body.content_length().is_some_and(|len| len > limit) {
+        return Err(Error::from(s3_ops::Error::MalformedResponse(
+            s3_ops::MalformedResponse::Invalid(format!(
+                "{} response body of {} bytes exceeds the {limit}-byte limit",
+                op.name(),
+                body.content_length().unwrap_or(0)
+            )),
+        )));
+    }
+    let request_id = request_id(&head.headers);
+    let bytes = body.collect_limited(limit).await.map_err(|mut e| {
+        e.set_request_id(request_id.clone());
+        e
+    })?;
+    op.response(http::Response::from_parts(head, bytes))
+        .map_err(|e| {
+            let mut error = Error::from(e);
+            error.set_request_id(request_id);
+            error
+        })
+}
+
+/// Failures after which the server may or may not have acted on the request.
+fn is_ambiguous(error: &Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Transport(crate::error::TransportErrorKind::ConnectionDropped)
+            | ErrorKind::Timeout(TimeoutKind::Stalled(_))
+            | ErrorKind::BodyLength { .. }
+    )
+}
+
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("x-amz-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v: &HeaderValue| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+/// The payload hash of an operation's body, computed once per operation (a
+/// file is hashed by one positioned read pass; retries reuse the result).
+#[derive(Default)]
+pub(crate) struct PayloadCache {
+    sha256: Option<[u8; 32]>,
+}
+
+impl PayloadCache {
+    async fn payload(
+        &mut self,
+        description: &s3_ops::Body,
+        upload: Option<&Body>,
+        endpoint: &Endpoint,
+    ) -> Result<Payload, Error> {
+        Payload::choose(description, upload, endpoint, &mut self.sha256).await
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<Client>();
+    let _ = StatusCode::OK;
+    let _ = Bytes::new();
+}

@@ -1,0 +1,312 @@
+//! Building a [`Client`]: endpoint, region, credentials, timeouts, retries.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use s3_ops::{AddressingStyle, Endpoint, Scheme};
+
+use crate::client::Client;
+use crate::credentials::{CredentialsProvider, DefaultChain, Env, ProcessEnv, SharedConfig};
+use crate::error::{Error, ErrorKind};
+use crate::retry::RetryConfig;
+use crate::transport::TransportConfig;
+
+/// The region used when none is configured anywhere (as the AWS CLI does for
+/// S3-compatible endpoints).
+pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// Time limits of a [`Client`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timeouts {
+    /// Establishing a connection (TCP and TLS). Default 10 s.
+    pub connect: Duration,
+    /// No byte moving in either direction for this long fails the attempt
+    /// (a waiting consumer of a download counts; a paused one does not).
+    /// Default 30 s.
+    pub stall: Duration,
+    /// The whole operation, retries and backoff included (for a streaming
+    /// download: until its body is fully read). Default: none.
+    pub operation: Option<Duration>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            stall: Duration::from_secs(30),
+            operation: None,
+        }
+    }
+}
+
+/// Builds a [`Client`]. Start from [`Client::builder`] (nothing configured)
+/// or [`Client::from_env`] / [`ClientBuilder::from_env`] (the standard AWS
+/// environment and shared config files).
+pub struct ClientBuilder {
+    endpoint_url: Option<String>,
+    region: Option<String>,
+    addressing_style: AddressingStyle,
+    credentials: Option<Arc<dyn CredentialsProvider>>,
+    allow_http: bool,
+    http2: bool,
+    timeouts: Timeouts,
+    retry: RetryConfig,
+    pool_idle_timeout: Duration,
+    pool_max_idle_per_host: usize,
+    user_agent: String,
+    env_error: Option<Error>,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self {
+            endpoint_url: None,
+            region: None,
+            addressing_style: AddressingStyle::Auto,
+            credentials: None,
+            allow_http: false,
+            http2: cfg!(feature = "http2"),
+            timeouts: Timeouts::default(),
+            retry: RetryConfig::default(),
+            pool_idle_timeout: Duration::from_secs(60),
+            pool_max_idle_per_host: 64,
+            user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
+            env_error: None,
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// A builder with nothing configured: set at least credentials (and an
+    /// endpoint or region).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A builder preloaded from the process environment and the shared AWS
+    /// config files: credentials from `AWS_ACCESS_KEY_ID` /
+    /// `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` or the `AWS_PROFILE`
+    /// profile, region from `AWS_REGION` / `AWS_DEFAULT_REGION` / the profile,
+    /// endpoint from `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` / the profile.
+    /// Settings made afterwards override these.
+    pub fn from_env() -> Self {
+        Self::from_env_with(Arc::new(ProcessEnv))
+    }
+
+    /// Like [`ClientBuilder::from_env`] with the variables and home directory
+    /// of `env` (tests, embedders).
+    pub fn from_env_with(env: Arc<dyn Env>) -> Self {
+        let mut builder = Self::new();
+        match SharedConfig::load(env.as_ref()) {
+            Ok(shared) => {
+                let resolved = shared
+                    .region()
+                    .and_then(|region| Ok((region, shared.endpoint_url()?)));
+                match resolved {
+                    Ok((region, endpoint)) => {
+                        builder.region = region;
+                        builder.endpoint_url = endpoint;
+                    }
+                    Err(error) => builder.env_error = Some(credentials_error(error)),
+                }
+            }
+            Err(error) => builder.env_error = Some(credentials_error(error)),
+        }
+        builder.credentials = Some(Arc::new(DefaultChain::with_env(env)));
+        builder
+    }
+
+    /// The endpoint URL of an S3-compatible service, e.g.
+    /// `http://127.0.0.1:9000` or `https://storage.example.com/base`. Without
+    /// one, the AWS endpoint of the region is used.
+    pub fn endpoint(mut self, url: impl Into<String>) -> Self {
+        self.endpoint_url = Some(url.into());
+        self
+    }
+
+    /// The signing region (and, for AWS, the endpoint's region).
+    pub fn region(mut self, region: impl Into<String>) -> Self {
+        self.region = Some(region.into());
+        self
+    }
+
+    /// Path-style or virtual-hosted addressing (default: automatic).
+    pub fn addressing_style(mut self, style: AddressingStyle) -> Self {
+        self.addressing_style = style;
+        self
+    }
+
+    /// The credentials provider.
+    pub fn credentials(mut self, provider: impl CredentialsProvider + 'static) -> Self {
+        self.credentials = Some(Arc::new(provider));
+        self
+    }
+
+    /// Static credentials.
+    pub fn static_credentials(
+        self,
+        access_key_id: impl Into<String>,
+        secret_access_key: impl Into<String>,
+        session_token: Option<String>,
+    ) -> Self {
+        self.credentials(crate::credentials::Credentials::new(
+            access_key_id.into(),
+            secret_access_key.into(),
+            session_token,
+        ))
+    }
+
+    /// Allows a plain `http://` endpoint that is not a loopback address.
+    /// Requests and credentials-derived signatures then cross the network
+    /// unencrypted; use only on trusted networks.
+    pub fn allow_http(mut self, allow: bool) -> Self {
+        self.allow_http = allow;
+        self
+    }
+
+    /// Offers HTTP/2 over TLS (ALPN `h2`) besides HTTP/1.1. Requires the
+    /// `http2` feature; without it this is ignored and HTTP/1.1 is used.
+    pub fn http2(mut self, enabled: bool) -> Self {
+        self.http2 = enabled && cfg!(feature = "http2");
+        self
+    }
+
+    /// All time limits at once.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The connect timeout.
+    pub fn connect_timeout(mut self, limit: Duration) -> Self {
+        self.timeouts.connect = limit;
+        self
+    }
+
+    /// The stall timeout: no progress in either direction for this long.
+    pub fn stall_timeout(mut self, limit: Duration) -> Self {
+        self.timeouts.stall = limit;
+        self
+    }
+
+    /// The whole-operation timeout, retries included.
+    pub fn operation_timeout(mut self, limit: Duration) -> Self {
+        self.timeouts.operation = Some(limit);
+        self
+    }
+
+    /// The retry policy.
+    pub fn retry(mut self, retry: RetryConfig) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How long idle pooled connections are kept (default 60 s).
+    pub fn pool_idle_timeout(mut self, limit: Duration) -> Self {
+        self.pool_idle_timeout = limit;
+        self
+    }
+
+    /// How many idle connections per host are kept (default 64).
+    pub fn pool_max_idle_per_host(mut self, count: usize) -> Self {
+        self.pool_max_idle_per_host = count;
+        self
+    }
+
+    /// The `User-Agent` header.
+    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
+        self.user_agent = agent.into();
+        self
+    }
+
+    /// Builds the client (one connection pool, shared by its clones).
+    pub fn build(self) -> Result<Client, Error> {
+        if let Some(error) = self.env_error {
+            return Err(error);
+        }
+        let credentials = self
+            .credentials
+            .ok_or_else(|| Error::config("no credentials provider configured"))?;
+        let region = self.region.as_deref().unwrap_or(DEFAULT_REGION);
+        let endpoint = match &self.endpoint_url {
+            Some(url) => Endpoint::custom(url, region)?,
+            None => Endpoint::aws(region)?,
+        }
+        .with_addressing_style(self.addressing_style);
+        if endpoint.scheme() == Scheme::Http && !self.allow_http && !is_loopback(endpoint.host()) {
+            return Err(Error::config(format!(
+                "plain http:// to {} is refused (credentials-derived signatures and data would \
+                 cross the network unencrypted); use https://, a loopback address, or \
+                 ClientBuilder::allow_http(true)",
+                endpoint.host()
+            )));
+        }
+        let transport = TransportConfig {
+            connect_timeout: self.timeouts.connect,
+            pool_idle_timeout: self.pool_idle_timeout,
+            pool_max_idle_per_host: self.pool_max_idle_per_host,
+            http2: self.http2,
+            user_agent: self.user_agent,
+        };
+        Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
+    }
+}
+
+impl fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("endpoint_url", &self.endpoint_url)
+            .field("region", &self.region)
+            .field("credentials", &self.credentials)
+            .field("allow_http", &self.allow_http)
+            .field("http2", &self.http2)
+            .field("timeouts", &self.timeouts)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+fn credentials_error(error: crate::credentials::Error) -> Error {
+    Error::new(ErrorKind::Credentials).with_source(error)
+}
+
+/// True for `localhost`, `127.0.0.0/8` and `::1` (with or without a port).
+fn is_loopback(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(rest),
+        None => authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for host in [
+            "127.0.0.1:9000",
+            "127.1.2.3",
+            "localhost:80",
+            "[::1]:9000",
+            "LOCALHOST",
+        ] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in [
+            "10.0.0.1:9000",
+            "example.com",
+            "[::2]:1",
+            "localhost.example.com",
+        ] {
+            assert!(!is_loopback(host), "{host}");
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! The client's error type.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::time::Duration;
+
+use s3_ops::{RetryClass, S3Error};
+
+type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Everything an operation of the [`Client`](crate::Client) can fail with.
+///
+/// Besides *what* went wrong ([`Error::kind`]) it records how the operation
+/// ended: how many attempts were made ([`Error::attempts`], [`Error::retried`]),
+/// the request id of the last response ([`Error::request_id`]), and the
+/// underlying cause ([`std::error::Error::source`]).
+pub struct Error {
+    inner: Box<Inner>,
+}
+
+struct Inner {
+    kind: ErrorKind,
+    attempts: u32,
+    request_id: Option<String>,
+    budget_exhausted: bool,
+    source: Option<BoxError>,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// S3 answered with an error document (or an error status).
+    Service(S3Error),
+    /// The request could not be encoded or the response decoded (`s3-ops`):
+    /// invalid input, a malformed response, a checksum mismatch.
+    Operation(s3_ops::Error),
+    /// No connection could be made, or it broke before the response was
+    /// complete.
+    Transport(TransportErrorKind),
+    /// A time limit was exceeded.
+    Timeout(TimeoutKind),
+    /// A response body was shorter or longer than its `Content-Length`.
+    BodyLength {
+        /// Bytes announced by `Content-Length`.
+        expected: u64,
+        /// Bytes received before the error was detected.
+        received: u64,
+    },
+    /// A request body supplied by the caller failed (file I/O, a stream error)
+    /// or delivered a different number of bytes than it announced.
+    RequestBody(String),
+    /// Local I/O failed (opening or reading an upload's file, writing a
+    /// download).
+    Io,
+    /// The credentials provider could not supply credentials.
+    Credentials,
+    /// The client configuration is unusable.
+    Config(String),
+    /// Signing the request failed.
+    Signing,
+}
+
+/// How the transport failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// The connection could not be established.
+    Connect,
+    /// The connection was reset or closed mid-exchange.
+    ConnectionDropped,
+    /// The server answered with something that is not valid HTTP, or a
+    /// redirect this client does not follow.
+    Protocol,
+}
+
+/// Which time limit was exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutKind {
+    /// Establishing the connection (TCP + TLS) took too long.
+    Connect(Duration),
+    /// No byte moved in either direction for this long.
+    Stalled(Duration),
+    /// The whole operation, retries included, took longer than this.
+    Operation(Duration),
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Self {
+            inner: Box::new(Inner {
+                kind,
+                attempts: 0,
+                request_id: None,
+                budget_exhausted: false,
+                source: None,
+            }),
+        }
+    }
+
+    pub(crate) fn with_source(mut self, source: impl Into<BoxError>) -> Self {
+        self.inner.source = Some(source.into());
+        self
+    }
+
+    pub(crate) fn config(reason: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Config(reason.into()))
+    }
+
+    pub(crate) fn io(err: std::io::Error) -> Self {
+        Self::new(ErrorKind::Io).with_source(err)
+    }
+
+    pub(crate) fn request_body(reason: impl Into<String>) -> Self {
+        Self::new(ErrorKind::RequestBody(reason.into()))
+    }
+
+    pub(crate) fn timeout(kind: TimeoutKind) -> Self {
+        Self::new(ErrorKind::Timeout(kind))
+    }
+
+    pub(crate) fn set_attempts(&mut self, attempts: u32) {
+        self.inner.attempts = attempts;
+    }
+
+    pub(crate) fn set_budget_exhausted(&mut self) {
+        self.inner.budget_exhausted = true;
+    }
+
+    pub(crate) fn set_request_id(&mut self, request_id: Option<String>) {
+        if self.inner.request_id.is_none() {
+            self.inner.request_id = request_id;
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.kind
+    }
+
+    /// The S3 error document, if the service answered with one.
+    pub fn service_error(&self) -> Option<&S3Error> {
+        match &self.inner.kind {
+            ErrorKind::Service(error) => Some(error),
+            ErrorKind::Operation(error) => error.service_error(),
+            _ => None,
+        }
+    }
+
+    /// True if the service said the bucket, object, version or upload does not
+    /// exist (including a bodiless 404 to HEAD).
+    pub fn is_not_found(&self) -> bool {
+        self.service_error().is_some_and(S3Error::is_not_found)
+    }
+
+    /// True if a conditional request's precondition failed (412 / 304).
+    pub fn is_precondition_failed(&self) -> bool {
+        self.service_error()
+            .is_some_and(S3Error::is_precondition_failed)
+    }
+
+    /// True for a timeout of any kind.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self.inner.kind, ErrorKind::Timeout(_))
+    }
+
+    /// The `x-amz-request-id` of the last response, if one arrived; quote it
+    /// when asking the storage provider about a failure.
+    pub fn request_id(&self) -> Option<&str> {
+        self.inner
+            .request_id
+            .as_deref()
+            .or_else(|| self.service_error()?.request_id.as_deref())
+    }
+
+    /// How many attempts were made (0 if the request never left the client).
+    pub fn attempts(&self) -> u32 {
+        self.inner.attempts
+    }
+
+    /// True if the operation was attempted more than once.
+    pub fn retried(&self) -> bool {
+        self.inner.attempts > 1
+    }
+
+    /// True if a retry was possible but the client-wide retry budget was
+    /// exhausted (the service has been failing for many requests).
+    pub fn retry_budget_exhausted(&self) -> bool {
+        self.inner.budget_exhausted
+    }
+
+    /// How a transport should react to this failure on its own (before
+    /// accounting for body replayability, attempts and budgets).
+    pub(crate) fn retry_class(&self) -> RetryClass {
+        match &self.inner.kind {
+            ErrorKind::Service(error) => error.retry_class(),
+            ErrorKind::Operation(error) => error.retry_class(),
+            ErrorKind::Transport(TransportErrorKind::Protocol) => RetryClass::NotRetryable,
+            ErrorKind::Transport(_) | ErrorKind::BodyLength { .. } => RetryClass::Transient,
+            ErrorKind::Timeout(TimeoutKind::Connect(_) | TimeoutKind::Stalled(_)) => {
+                RetryClass::Transient
+            }
+            _ => RetryClass::NotRetryable,
+        }
+    }
+}
+
+impl From<s3_ops::Error> for Error {
+    fn from(error: s3_ops::Error) -> Self {
+        match error {
+            s3_ops::Error::Service(service) => {
+                let request_id = service.request_id.clone();
+                let mut error = Error::new(ErrorKind::Service(*service));
+                error.set_request_id(request_id);
+                error
+            }
+            other => Error::new(ErrorKind::Operation(other)),
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::Service(error) => write!(f, "{error}"),
+            ErrorKind::Operation(error) => write!(f, "{error}"),
+            ErrorKind::Transport(TransportErrorKind::Connect) => {
+                f.write_str("could not connect to the endpoint")
+            }
+            ErrorKind::Transport(TransportErrorKind::ConnectionDropped) => {
+                f.write_str("the connection was closed before the exchange completed")
+            }
+            ErrorKind::Transport(TransportErrorKind::Protocol) => {
+                f.write_str("the server's answer is not usable HTTP for this request")
+            }
+            ErrorKind::Timeout(TimeoutKind::Connect(limit)) => {
+                write!(f, "connecting took longer than {limit:?}")
+            }
+            ErrorKind::Timeout(TimeoutKind::Stalled(limit)) => {
+                write!(f, "the transfer made no progress for {limit:?}")
+            }
+            ErrorKind::Timeout(TimeoutKind::Operation(limit)) => {
+                write!(f, "the operation did not finish within {limit:?}")
+            }
+            ErrorKind::BodyLength { expected, received } if received < expected => write!(
+                f,
+                "response body truncated: Content-Length is {expected} bytes, the connection ended after {received}"
+            ),
+            ErrorKind::BodyLength { expected, received } => write!(
+                f,
+                "response body is longer than its Content-Length of {expected} bytes (at least {received})"
+            ),
+            ErrorKind::RequestBody(reason) => write!(f, "request body failed: {reason}"),
+            ErrorKind::Io => f.write_str("local I/O failed"),
+            ErrorKind::Credentials => f.write_str("no usable credentials"),
+            ErrorKind::Config(reason) => write!(f, "invalid client configuration: {reason}"),
+            ErrorKind::Signing => f.write_str("signing the request failed"),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.inner.kind)?;
+        if self.inner.attempts > 1 {
+            write!(f, " (after {} attempts", self.inner.attempts)?;
+            if self.inner.budget_exhausted {
+                f.write_str("; retry budget exhausted")?;
+            }
+            f.write_str(")")?;
+        } else if self.inner.budget_exhausted {
+            f.write_str(" (not retried: retry budget exhausted)")?;
+        }
+        if !matches!(self.inner.kind, ErrorKind::Service(_))
+            && let Some(id) = &self.inner.request_id
+        {
+            write!(f, " (request id {id})")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("attempts", &self.inner.attempts)
+            .field("request_id", &self.inner.request_id)
+            .field("budget_exhausted", &self.inner.budget_exhausted)
+            .field("source", &self.inner.source)
+            .finish()
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        if let Some(source) = &self.inner.source {
+            return Some(source.as_ref());
+        }
+        match &self.inner.kind {
+            ErrorKind::Operation(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(error: Error) -> Self {
+        let kind = match error.kind() {
+            ErrorKind::Timeout(_) => std::io::ErrorKind::TimedOut,
+            ErrorKind::BodyLength { .. } => std::io::ErrorKind::UnexpectedEof,
+            _ => std::io::ErrorKind::Other,
+        };
+        std::io::Error::new(kind, error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::StatusCode;
+
+    #[test]
+    fn service_error_keeps_request_id_and_attempts() {
+        let mut service = S3Error::new(StatusCode::SERVICE_UNAVAILABLE, "SlowDown");
+        service.request_id = Some("REQ123".into());
+        let mut error = Error::from(s3_ops::Error::from(service));
+        error.set_attempts(3);
+        assert_eq!(error.request_id(), Some("REQ123"));
+        assert!(error.retried());
+        assert_eq!(
+            error.service_error().map(|e| e.code.as_str()),
+            Some("SlowDown")
+        );
+        let text = error.to_string();
+        assert!(
+            text.contains("SlowDown") && text.contains("after 3 attempts"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn truncation_message_states_both_lengths() {
+        let error = Error::new(ErrorKind::BodyLength {
+            expected: 100,
+            received: 42,
+        });
+        assert_eq!(
+            error.to_string(),
+            "response body truncated: Content-Length is 100 bytes, the connection ended after 42"
+        );
+        assert_eq!(error.retry_class(), RetryClass::Transient);
+    }
+}

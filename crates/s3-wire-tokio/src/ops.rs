@@ -1,0 +1,144 @@
+//! Every `s3-ops` operation as an async method of [`Client`].
+//!
+//! Operations are the typed request structs of `s3-ops` (re-exported as
+//! [`s3_ops::ops`]), built with their setters and handed to the method of the
+//! same name. [`Client::send`] runs any operation whose response is decoded in
+//! memory.
+
+use std::time::{Duration, SystemTime};
+
+use s3_ops::ops::get_object::{GetObject, GetObjectOutput};
+use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
+use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
+use s3_ops::presign::Presignable;
+use s3_ops::{BucketName, ObjectKey, Operation};
+use s3_sigv4::{PresignedRequest, SigningTime};
+
+use crate::body::{Body, Source};
+use crate::client::{Client, RawResponse, decode_buffered};
+use crate::download::ObjectBody;
+use crate::error::{Error, ErrorKind};
+
+/// A streaming `GetObject` response: the decoded head and the unread body.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct GetObjectResponse {
+    /// Status, headers and metadata (its `body` field is empty: read
+    /// [`GetObjectResponse::body`]).
+    pub output: GetObjectOutput,
+    /// The object's bytes, streamed.
+    pub body: ObjectBody,
+}
+
+impl Client {
+    /// Runs any operation whose response is decoded in memory (everything
+    /// except streaming downloads), with the client's retries and timeouts.
+    pub async fn send<O: Operation>(&self, operation: O) -> Result<O::Output, Error> {
+        self.send_ref(&operation).await
+    }
+
+    /// `GetObject`, streaming: returns once the response head arrived; the
+    /// body is read from the connection as the caller consumes
+    /// [`GetObjectResponse::body`]. Retries cover failures before the head
+    /// arrives; a body that breaks off later fails the stream (re-issue a
+    /// ranged `GetObject` to resume).
+    ///
+    /// With `checksum_mode(true)` on the operation, a full-object checksum
+    /// that the server returns is verified when the body ends.
+    pub async fn get_object(&self, operation: GetObject) -> Result<GetObjectResponse, Error> {
+        let op = &operation;
+        self.execute(op, None, async |response: RawResponse| {
+            let RawResponse { head, body } = response;
+            if !head.status.is_success() {
+                return decode_buffered(op, RawResponse { head, body })
+                    .await
+                    .map(|output| GetObjectResponse {
+                        output,
+                        body: ObjectBody::empty(),
+                    });
+            }
+            let output = op.response_head(&head)?;
+            Ok(GetObjectResponse { output, body })
+        })
+        .await
+    }
+
+    /// `PutObject` with `body`: bytes (replayable), a file
+    /// ([`Body::from_file`]: read in place, re-read on retry) or a one-shot
+    /// stream of known length ([`Body::from_stream`]: aws-chunked, signed
+    /// chunks over plain HTTP, `UNSIGNED-PAYLOAD` with a trailing checksum over
+    /// TLS). The checksum algorithm chosen on the operation
+    /// (`checksum_algorithm`) is computed up front for bytes and sent as a
+    /// trailer for files and streams.
+    pub async fn put_object(
+        &self,
+        operation: PutObject,
+        body: impl Into<Body>,
+    ) -> Result<PutObjectOutput, Error> {
+        let body = body.into();
+        let operation = match &body.source {
+            Source::Bytes(bytes) => operation.body(bytes.clone()),
+            _ => operation.streaming_body(body.len()),
+        };
+        self.send_upload(&operation, &body).await
+    }
+
+    /// `UploadPart` with `body` (see [`Client::put_object`] for body kinds).
+    pub async fn upload_part(
+        &self,
+        operation: UploadPart,
+        body: impl Into<Body>,
+    ) -> Result<UploadPartOutput, Error> {
+        let body = body.into();
+        let operation = match &body.source {
+            Source::Bytes(bytes) => operation.body(bytes.clone()),
+            _ => operation.streaming_body(body.len()),
+        };
+        self.send_upload(&operation, &body).await
+    }
+
+    async fn send_upload<O: Operation>(&self, op: &O, body: &Body) -> Result<O::Output, Error> {
+        let upload = (!matches!(body.source, Source::Bytes(_))).then_some(body);
+        self.send_with_body(op, upload).await
+    }
+
+    /// A presigned URL for `operation` (GetObject, PutObject, HeadObject,
+    /// DeleteObject, UploadPart), valid for `expires_in` (1 s to 7 days) from
+    /// now. Anyone holding it can perform the operation without credentials,
+    /// sending the headers in [`PresignedRequest::headers`].
+    pub async fn presign<O: Presignable>(
+        &self,
+        operation: &O,
+        expires_in: Duration,
+    ) -> Result<PresignedRequest, Error> {
+        let credentials = self
+            .inner
+            .credentials
+            .credentials()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))?;
+        let time = SigningTime::from_system_time(SystemTime::now())
+            .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
+        s3_ops::presign::presign(
+            operation,
+            &self.inner.endpoint,
+            self.inner.signer.raw(),
+            &credentials,
+            time,
+            expires_in,
+        )
+        .map_err(Error::from)
+    }
+}
+
+/// Validates a bucket name (shorthand for [`BucketName::new`] with the
+/// client's error type).
+pub fn bucket(name: &str) -> Result<BucketName, Error> {
+    BucketName::new(name).map_err(Error::from)
+}
+
+/// Validates an object key (shorthand for [`ObjectKey::new`] with the
+/// client's error type).
+pub fn key(name: &str) -> Result<ObjectKey, Error> {
+    ObjectKey::new(name).map_err(Error::from)
+}

@@ -1,0 +1,74 @@
+//! Stall detection: "no byte moved in either direction for N seconds".
+//!
+//! Request bodies [`touch`](Progress::touch) the shared [`Progress`] whenever
+//! the connection takes a chunk from them; [`Progress::stalled`] resolves once
+//! no touch has happened for the stall limit. Response bodies have their own
+//! per-poll timer (see `download.rs`), because a consumer that stops reading
+//! is backpressure, not a stall.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The time of the last progress of one attempt, shared between the request
+/// body (which records it) and the watchdog (which reads it).
+#[derive(Clone, Debug)]
+pub(crate) struct Progress {
+    origin: Instant,
+    last_millis: Arc<AtomicU64>,
+}
+
+impl Progress {
+    pub(crate) fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+            last_millis: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Records that bytes moved now.
+    pub(crate) fn touch(&self) {
+        let elapsed = self.origin.elapsed().as_millis() as u64;
+        self.last_millis.fetch_max(elapsed, Ordering::Relaxed);
+    }
+
+    fn last(&self) -> Instant {
+        self.origin + Duration::from_millis(self.last_millis.load(Ordering::Relaxed))
+    }
+
+    /// Resolves when no progress has been recorded for `limit`.
+    pub(crate) async fn stalled(&self, limit: Duration) {
+        loop {
+            let deadline = self.last() + limit;
+            if Instant::now() >= deadline {
+                return;
+            }
+            tokio::time::sleep_until(deadline).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn stall_fires_only_after_a_quiet_period() {
+        let progress = Progress::new();
+        let watcher = progress.clone();
+        let start = Instant::now();
+        let stall = tokio::spawn(async move {
+            watcher.stalled(Duration::from_secs(5)).await;
+            start.elapsed()
+        });
+        for _ in 0..4 {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            progress.touch();
+        }
+        // Last touch at 12 s: the stall is reported 5 s later.
+        let fired_after = stall.await.unwrap();
+        assert_eq!(fired_after.as_secs(), 17);
+    }
+}

@@ -1,0 +1,207 @@
+//! Choosing the payload mode of a request and signing it (s3-sigv4), and
+//! building the body of one attempt.
+//!
+//! | body                     | plain HTTP                       | HTTPS                               |
+//! |--------------------------|----------------------------------|-------------------------------------|
+//! | none / XML document      | SHA-256 of the bytes             | SHA-256 of the bytes                |
+//! | bytes, file              | SHA-256 (one read pass, cached)  | `UNSIGNED-PAYLOAD`                  |
+//! | one-shot stream          | aws-chunked, signed chunks       | aws-chunked, unsigned + checksum trailer |
+//! | any, trailing checksum   | aws-chunked, signed + trailer    | aws-chunked, unsigned + trailer     |
+
+use std::time::SystemTime;
+
+use http::request::Parts;
+use s3_ops::{ChecksumAlgorithm, Endpoint, Scheme};
+use s3_sigv4::{Credentials, PayloadHash, SigningParams, SigningTime};
+use sha2::{Digest, Sha256};
+
+use crate::body::{AttemptBody, Body, Source};
+use crate::chunked::ChunkedBody;
+use crate::error::{Error, ErrorKind};
+use crate::progress::Progress;
+
+/// In-memory payloads above this size are sent `UNSIGNED-PAYLOAD` over TLS.
+const UNSIGNED_THRESHOLD: usize = 64 * 1024;
+
+/// How the payload is described to the signer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Payload {
+    /// Sent as-is, signed by its SHA-256 (or as the empty payload).
+    Hashed(PayloadHash),
+    /// Sent as-is, `UNSIGNED-PAYLOAD` (TLS protects it).
+    Unsigned,
+    /// Sent aws-chunked.
+    Chunked {
+        /// Chunk signatures (plain HTTP) or `STREAMING-UNSIGNED-PAYLOAD-TRAILER`.
+        signed: bool,
+        /// The checksum sent as a trailer.
+        trailer: Option<ChecksumAlgorithm>,
+    },
+}
+
+impl Payload {
+    /// Picks the payload mode for an operation's body (see the module table).
+    /// `sha256` caches the digest of a replayable upload across attempts.
+    pub(crate) async fn choose(
+        description: &s3_ops::Body,
+        upload: Option<&Body>,
+        endpoint: &Endpoint,
+        sha256: &mut Option<[u8; 32]>,
+    ) -> Result<Payload, Error> {
+        let tls = endpoint.scheme() == Scheme::Https;
+        match description {
+            s3_ops::Body::Empty => Ok(Payload::Hashed(PayloadHash::Empty)),
+            // Over TLS, large in-memory payloads are not hashed (UNSIGNED-PAYLOAD);
+            // XML documents are small and always signed by their digest.
+            s3_ops::Body::Bytes(bytes) if tls && bytes.len() > UNSIGNED_THRESHOLD => {
+                Ok(Payload::Unsigned)
+            }
+            s3_ops::Body::Bytes(bytes) => Ok(Payload::Hashed(PayloadHash::of(bytes))),
+            s3_ops::Body::External {
+                content_length,
+                trailing_checksum,
+            } => {
+                let upload = upload.ok_or_else(|| {
+                    Error::request_body("the operation needs a body and none was given")
+                })?;
+                if upload.len() != *content_length {
+                    return Err(Error::request_body(format!(
+                        "body is {} bytes but the request announces {content_length}",
+                        upload.len()
+                    )));
+                }
+                let one_shot = matches!(upload.source, Source::Stream(_));
+                if one_shot || trailing_checksum.is_some() {
+                    let trailer = match (trailing_checksum, tls) {
+                        (Some(algorithm), _) => Some(*algorithm),
+                        // Over TLS the payload is unsigned: a checksum trailer
+                        // still lets the server verify what it stored.
+                        (None, true) => Some(ChecksumAlgorithm::Crc32),
+                        (None, false) => None,
+                    };
+                    return Ok(Payload::Chunked {
+                        signed: !tls,
+                        trailer,
+                    });
+                }
+                if tls {
+                    return Ok(Payload::Unsigned);
+                }
+                let digest = match sha256 {
+                    Some(digest) => *digest,
+                    None => {
+                        let digest = sha256_of(upload).await?;
+                        *sha256 = Some(digest);
+                        digest
+                    }
+                };
+                Ok(Payload::Hashed(PayloadHash::Sha256(digest)))
+            }
+            _ => Err(Error::config("unsupported request body kind")),
+        }
+    }
+}
+
+/// The SHA-256 of a replayable body (a file is read once, by position, on a
+/// blocking thread).
+async fn sha256_of(body: &Body) -> Result<[u8; 32], Error> {
+    match &body.source {
+        Source::Bytes(bytes) => Ok(Sha256::digest(bytes).into()),
+        Source::File(range) => {
+            let range = range.clone();
+            tokio::task::spawn_blocking(move || {
+                let mut hasher = Sha256::new();
+                let mut position = range.offset;
+                let end = range.offset + range.len;
+                while position < end {
+                    let want = (end - position).min(1024 * 1024) as usize;
+                    let chunk = crate::body::read_at(&range.file, position, want)?;
+                    if chunk.is_empty() {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "file shrank while hashing",
+                        ));
+                    }
+                    hasher.update(&chunk);
+                    position += chunk.len() as u64;
+                }
+                Ok(hasher.finalize().into())
+            })
+            .await
+            .map_err(|e| Error::request_body(format!("hashing task failed: {e}")))?
+            .map_err(|e| Error::request_body("reading the file to hash it failed").with_source(e))
+        }
+        Source::Stream(_) => Err(Error::request_body(
+            "a one-shot stream cannot be pre-hashed",
+        )),
+    }
+}
+
+/// The client's signer: s3-sigv4's, with its signing-key cache.
+#[derive(Debug, Default)]
+pub(crate) struct Signer {
+    inner: s3_sigv4::Signer,
+}
+
+impl Signer {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    pub(crate) fn raw(&self) -> &s3_sigv4::Signer {
+        &self.inner
+    }
+
+    /// Signs `parts` for `payload` at `now` and builds this attempt's body.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn sign(
+        &self,
+        parts: &mut Parts,
+        credentials: &Credentials,
+        region: &str,
+        now: SystemTime,
+        payload: Payload,
+        description: &s3_ops::Body,
+        upload: Option<&Body>,
+        progress: Progress,
+    ) -> Result<reqwest::Body, Error> {
+        let time = SigningTime::from_system_time(now)
+            .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
+        let signing_error = |e: s3_sigv4::Error| Error::new(ErrorKind::Signing).with_source(e);
+        let hash = match payload {
+            Payload::Hashed(hash) => hash,
+            Payload::Unsigned => PayloadHash::Unsigned,
+            Payload::Chunked { signed, trailer } => {
+                let upload = upload.ok_or_else(|| {
+                    Error::request_body("the operation needs a body and none was given")
+                })?;
+                let layout = crate::chunked::layout(upload.len(), signed, trailer)?;
+                let params = SigningParams::new(region, "s3", time, PayloadHash::Unsigned);
+                let encoder = self
+                    .inner
+                    .sign_streaming(parts, credentials, &params, layout)
+                    .map_err(signing_error)?;
+                let body = ChunkedBody::new(upload, encoder, trailer, progress)?;
+                return Ok(reqwest::Body::wrap(body));
+            }
+        };
+        let params = SigningParams::new(region, "s3", time, hash);
+        self.inner
+            .sign_headers(parts, credentials, &params)
+            .map_err(signing_error)?;
+        let body = match (description, upload) {
+            (s3_ops::Body::Empty, _) => reqwest::Body::from(bytes::Bytes::new()),
+            (s3_ops::Body::Bytes(bytes), _) => reqwest::Body::wrap(AttemptBody::plain(
+                &Body::from_bytes(bytes.clone()),
+                progress,
+            )),
+            (_, Some(upload)) => reqwest::Body::wrap(AttemptBody::plain(upload, progress)),
+            (_, None) => {
+                return Err(Error::request_body(
+                    "the operation needs a body and none was given",
+                ));
+            }
+        };
+        Ok(body)
+    }
+}

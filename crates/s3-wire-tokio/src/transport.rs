@@ -1,0 +1,102 @@
+//! The HTTP transport: one `reqwest` client (one connection pool) per
+//! [`Client`](crate::Client), TLS by rustls with the `ring` provider and the
+//! platform's root certificates.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
+
+/// Transport settings taken from the client configuration.
+#[derive(Clone, Debug)]
+pub(crate) struct TransportConfig {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) pool_idle_timeout: Duration,
+    pub(crate) pool_max_idle_per_host: usize,
+    pub(crate) http2: bool,
+    pub(crate) user_agent: String,
+}
+
+/// The rustls configuration shared by every client of the process: loading
+/// the platform's root certificates costs milliseconds, so it is done once.
+fn tls_config(http2: bool) -> Result<rustls::ClientConfig, Error> {
+    static VERIFIER: OnceLock<Result<Arc<rustls_platform_verifier::Verifier>, String>> =
+        OnceLock::new();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = VERIFIER
+        .get_or_init(|| {
+            rustls_platform_verifier::Verifier::new(provider.clone())
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| Error::config(format!("loading the platform's root certificates: {e}")))?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::config(format!("TLS setup: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
+    Ok(config)
+}
+
+pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> {
+    let builder = reqwest::Client::builder()
+        .tls_backend_preconfigured(tls_config(config.http2)?)
+        .connect_timeout(config.connect_timeout)
+        .pool_idle_timeout(config.pool_idle_timeout)
+        .pool_max_idle_per_host(config.pool_max_idle_per_host)
+        .tcp_nodelay(true)
+        .user_agent(config.user_agent.clone())
+        // Redirects and retries are S3-specific (re-signing, region hints):
+        // the client handles them, never the transport.
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never());
+    let builder = if config.http2 {
+        builder
+    } else {
+        builder.http1_only()
+    };
+    builder
+        .build()
+        .map_err(|e| Error::config("building the HTTP client failed").with_source(e))
+}
+
+/// Maps a transport failure reported by reqwest to the client's error.
+pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Error {
+    let kind = if error.is_connect() {
+        if is_timeout(&error) {
+            ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
+        } else {
+            ErrorKind::Transport(TransportErrorKind::Connect)
+        }
+    } else if error.is_timeout() {
+        ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
+    } else if error.is_redirect() || error.is_builder() {
+        ErrorKind::Transport(TransportErrorKind::Protocol)
+    } else {
+        ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
+    };
+    Error::new(kind).with_source(error)
+}
+
+fn is_timeout(error: &reqwest::Error) -> bool {
+    if error.is_timeout() {
+        return true;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
