@@ -123,6 +123,8 @@
 
 mod download;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod options;
 mod part;
 mod plan;

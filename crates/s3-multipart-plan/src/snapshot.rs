@@ -96,17 +96,17 @@ impl UploadSnapshot {
         })?;
         let mut previous = 0;
         for part in &self.parts {
+            if !fits_plan(&plan, part.number, part.size) {
+                return Err(whole(SnapshotErrorKind::PartOutsidePlan {
+                    number: part.number,
+                }));
+            }
             if part.number <= previous {
                 return Err(whole(SnapshotErrorKind::PartsOutOfOrder {
                     number: part.number,
                 }));
             }
             previous = part.number;
-            if !fits_plan(&plan, part.number, part.size) {
-                return Err(whole(SnapshotErrorKind::PartOutsidePlan {
-                    number: part.number,
-                }));
-            }
         }
         Ok(plan)
     }

@@ -1,0 +1,163 @@
+//! The ranged download plan and scheduler, scenario by scenario.
+
+use s3_multipart_plan::{
+    Delivery, DownloadOptions, DownloadOutcome, DownloadPlan, DownloadScheduler, Error, EventError,
+    OptionsError, RangeFetch,
+};
+
+fn options(range_size: u64, concurrency: usize, window: usize, retries: u32) -> DownloadOptions {
+    DownloadOptions::builder()
+        .range_size(range_size)
+        .concurrency(concurrency)
+        .window(window)
+        .retries_per_range(retries)
+        .build()
+        .unwrap()
+}
+
+fn fetch(index: usize, start: u64, end: u64, attempt: u32) -> RangeFetch {
+    RangeFetch {
+        index,
+        range: start..end,
+        attempt,
+    }
+}
+
+fn drain(download: &mut DownloadScheduler<&'static str>) -> Vec<RangeFetch> {
+    std::iter::from_fn(|| download.poll_fetch()).collect()
+}
+
+#[test]
+fn options_are_validated() {
+    let defaults = DownloadOptions::default();
+    assert_eq!(DownloadOptions::builder().build(), Ok(defaults));
+    assert_eq!(defaults.window(), 8);
+    assert_eq!(defaults.maximum_buffered_bytes(), 64 << 20);
+    let invalid = |e| Err(Error::InvalidOptions(e));
+    assert_eq!(
+        DownloadOptions::builder().range_size(0).build(),
+        invalid(OptionsError::ZeroRangeSize)
+    );
+    assert_eq!(
+        DownloadOptions::builder().concurrency(0).build(),
+        invalid(OptionsError::ZeroConcurrency)
+    );
+    assert_eq!(
+        DownloadOptions::builder().concurrency(4).window(3).build(),
+        invalid(OptionsError::WindowBelowConcurrency {
+            window: 3,
+            concurrency: 4
+        })
+    );
+}
+
+#[test]
+fn plan_splits_the_object_into_ranges() {
+    let plan = DownloadPlan::new(25, &options(10, 1, 1, 0));
+    assert_eq!(plan.range_count(), 3);
+    assert_eq!(plan.range(0), Some(0..10));
+    assert_eq!(plan.range(2), Some(20..25));
+    assert_eq!(plan.range(3), None);
+    assert_eq!(DownloadPlan::new(0, &options(10, 1, 1, 0)).range_count(), 0);
+    let empty: DownloadScheduler<()> = DownloadScheduler::new(0, &options(10, 1, 1, 0));
+    assert_eq!(empty.outcome(), Some(&DownloadOutcome::Completed));
+}
+
+#[test]
+fn the_window_holds_back_fetches_until_the_consumer_catches_up() {
+    let mut download = DownloadScheduler::new(50, &options(10, 2, 3, 0));
+    assert_eq!(
+        drain(&mut download),
+        [fetch(0, 0, 10, 1), fetch(1, 10, 20, 1)]
+    );
+    // Range 1 arrives first: it waits; range 2 starts (window 0..3).
+    download.handle_fetched(1, "b").unwrap();
+    assert_eq!(download.poll_deliver(), None);
+    assert_eq!(drain(&mut download), [fetch(2, 20, 30, 1)]);
+    download.handle_fetched(2, "c").unwrap();
+    // Two slots are free but the window (ranges 0..3) is full.
+    assert_eq!(drain(&mut download), []);
+    assert_eq!(download.buffered_ranges(), 3);
+    download.handle_fetched(0, "a").unwrap();
+    let delivered: Vec<Delivery<&str>> = std::iter::from_fn(|| download.poll_deliver()).collect();
+    assert_eq!(
+        delivered,
+        [
+            Delivery {
+                index: 0,
+                range: 0..10,
+                data: "a"
+            },
+            Delivery {
+                index: 1,
+                range: 10..20,
+                data: "b"
+            },
+            Delivery {
+                index: 2,
+                range: 20..30,
+                data: "c"
+            },
+        ]
+    );
+    assert_eq!(
+        drain(&mut download),
+        [fetch(3, 30, 40, 1), fetch(4, 40, 50, 1)]
+    );
+    download.handle_fetched(4, "e").unwrap();
+    download.handle_fetched(3, "d").unwrap();
+    assert_eq!(download.poll_deliver().map(|d| d.data), Some("d"));
+    assert_eq!(download.outcome(), None);
+    assert_eq!(download.poll_deliver().map(|d| d.data), Some("e"));
+    assert_eq!(download.outcome(), Some(&DownloadOutcome::Completed));
+}
+
+#[test]
+fn failures_are_retried_within_the_budget() {
+    let mut download = DownloadScheduler::new(20, &options(10, 2, 2, 1));
+    let _ = drain(&mut download);
+    download.handle_fetch_failed(1, true).unwrap();
+    assert_eq!(drain(&mut download), [fetch(1, 10, 20, 2)]);
+    download.handle_fetch_failed(1, true).unwrap();
+    assert_eq!(
+        download.outcome(),
+        Some(&DownloadOutcome::Failed {
+            index: 1,
+            attempts: 2,
+            retryable: true
+        })
+    );
+    assert_eq!(download.buffered_ranges(), 0, "buffers are dropped");
+    // Range 0 was still in flight: its late result is dropped.
+    download.handle_fetched(0, "late").unwrap();
+    assert_eq!(download.poll_deliver(), None);
+    assert_eq!(drain(&mut download), []);
+}
+
+#[test]
+fn cancel_and_wrong_events() {
+    let mut download = DownloadScheduler::new(20, &options(10, 1, 1, 0));
+    assert_eq!(
+        download.handle_fetched(0, "x"),
+        Err(Error::UnexpectedEvent(EventError::RangeNotFetching {
+            index: 0
+        }))
+    );
+    let _ = drain(&mut download);
+    assert_eq!(
+        download.handle_fetch_failed(1, true),
+        Err(Error::UnexpectedEvent(EventError::RangeNotFetching {
+            index: 1
+        }))
+    );
+    download.handle_fetched(0, "a").unwrap();
+    assert_eq!(
+        download.handle_fetched(0, "twice"),
+        Err(Error::UnexpectedEvent(EventError::RangeNotFetching {
+            index: 0
+        }))
+    );
+    download.handle_cancel();
+    assert_eq!(download.outcome(), Some(&DownloadOutcome::Cancelled));
+    assert_eq!(download.poll_deliver(), None);
+}
