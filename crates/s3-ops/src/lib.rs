@@ -77,7 +77,7 @@ pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
 pub use names::{BucketName, ObjectKey};
 pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
-pub use response::{EncryptionInfo, RequestIds, service_error};
+pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{ETag, Timestamp};
 pub use types::{
     ByteRange, CannedAcl, Conditions, ServerSideEncryption, SseCustomerKey, StorageClass,

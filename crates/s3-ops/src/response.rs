@@ -46,6 +46,30 @@ pub(crate) fn decode<T>(
     success(&parts, body)
 }
 
+/// The output of an operation whose result is an XML document (listings, locations, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DocumentOutput<T> {
+    /// The decoded document (listing keys and prefixes already URL-decoded).
+    pub result: T,
+    /// Request ids.
+    pub ids: RequestIds,
+}
+
+/// Decodes a response whose success body is one XML document.
+pub(crate) fn decode_document<T>(
+    response: Response<Bytes>,
+    decoder: fn(&[u8], &s3_xml::Limits) -> Result<T, s3_xml::Error>,
+    name: &'static str,
+) -> Result<DocumentOutput<T>, Error> {
+    decode(response, |parts, body| {
+        Ok(DocumentOutput {
+            result: crate::xml::document(&body, decoder, name)?,
+            ids: RequestIds::from_headers(&parts.headers),
+        })
+    })
+}
+
 /// Decodes the S3 error carried by a response head and (possibly empty) body.
 ///
 /// Bodiless errors (HEAD, some proxies) get a code derived from the status, as the AWS

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::names::BucketName;
 use crate::ops::validate_max_keys;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
-use crate::response::{Head, RequestIds, decode};
+use crate::response::{DocumentOutput, decode_document};
 
 /// `GET /?list-type=2`: up to 1000 keys per page, in UTF-8 binary order.
 ///
@@ -29,25 +29,8 @@ pub struct ListObjectsV2 {
     expected_bucket_owner: Option<String>,
 }
 
-/// What ListObjectsV2 returns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ListObjectsV2Output {
-    /// The page (keys and prefixes already URL-decoded).
-    pub result: ListObjectsV2Result,
-    /// Request ids.
-    pub ids: RequestIds,
-}
-
-impl ListObjectsV2Output {
-    /// The token for the next page, if the listing is truncated.
-    pub fn next_continuation_token(&self) -> Option<&str> {
-        self.result
-            .next_continuation_token
-            .as_deref()
-            .filter(|_| self.result.is_truncated)
-    }
-}
+/// What ListObjectsV2 returns: one page.
+pub type ListObjectsV2Output = DocumentOutput<ListObjectsV2Result>;
 
 impl ListObjectsV2 {
     /// Lists `bucket`.
@@ -112,6 +95,14 @@ impl ListObjectsV2 {
         self.expected_bucket_owner = Some(account_id.into());
         self
     }
+
+    /// The request for the page after `output`, or `None` if it was the last one.
+    pub fn next_page(&self, output: &ListObjectsV2Output) -> Option<Self> {
+        let token = output.result.next_continuation_token.as_ref();
+        token
+            .filter(|_| output.result.is_truncated)
+            .map(|token| self.clone().continuation_token(token.clone()))
+    }
 }
 
 impl Operation for ListObjectsV2 {
@@ -137,16 +128,7 @@ impl Operation for ListObjectsV2 {
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<ListObjectsV2Output, Error> {
-        decode(response, |parts, body| {
-            Ok(ListObjectsV2Output {
-                result: crate::xml::document(
-                    &body,
-                    s3_xml::decode_list_objects_v2,
-                    "ListBucketResult",
-                )?,
-                ids: Head(&parts.headers).request_ids(),
-            })
-        })
+        decode_document(response, s3_xml::decode_list_objects_v2, "ListBucketResult")
     }
 
     fn is_idempotent(&self) -> bool {

@@ -11,14 +11,31 @@ use crate::error::{Error, InvalidInput};
 use crate::request::{Body, RequestBuilder};
 use crate::types::{CannedAcl, ServerSideEncryption, StorageClass};
 
+pub mod abort_multipart_upload;
 pub mod complete_multipart_upload;
+pub mod copy_object;
+pub mod copy_source;
+pub mod create_bucket;
 pub mod create_multipart_upload;
+pub mod delete_bucket;
 pub mod delete_object;
+pub mod delete_object_tagging;
+pub mod delete_objects;
+pub mod get_bucket_location;
 pub mod get_object;
+pub mod get_object_tagging;
+pub mod head_bucket;
 pub mod head_object;
+pub mod list_buckets;
+pub mod list_multipart_uploads;
+pub mod list_object_versions;
 pub mod list_objects_v2;
+pub mod list_parts;
+mod object_tagging;
 pub mod put_object;
+pub mod put_object_tagging;
 pub mod upload_part;
+pub mod upload_part_copy;
 
 /// Part numbers are 1 to 10000.
 pub(crate) fn validate_part_number(part_number: u32) -> Result<(), Error> {
@@ -79,6 +96,9 @@ pub(crate) struct ObjectAttributes {
 
 impl ObjectAttributes {
     pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let tags_check = object_tagging::validate_tags(
+            self.tagging.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
         let tagging = (!self.tagging.is_empty()).then(|| {
             let mut value = String::new();
             for (name, tag_value) in &self.tagging {
@@ -92,6 +112,7 @@ impl ObjectAttributes {
             value
         });
         builder
+            .check(tags_check)
             .header_opt("content-type", self.content_type.as_ref())
             .header_opt("cache-control", self.cache_control.as_ref())
             .header_opt("content-disposition", self.content_disposition.as_ref())
