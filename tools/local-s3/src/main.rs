@@ -10,7 +10,8 @@ use std::process::ExitCode;
 
 use local_s3::{LocalS3, Options};
 
-const USAGE: &str = "usage: local-s3 [--port PORT] [--data-dir DIR] [--access-key KEY] [--secret-key SECRET]
+const USAGE: &str =
+    "usage: local-s3 [--port PORT] [--data-dir DIR] [--access-key KEY] [--secret-key SECRET]
   --port        port on 127.0.0.1 (default 0: any free port)
   --data-dir    where objects are stored (default: a temporary directory removed on exit)
   --access-key  access key id clients must sign with
@@ -23,9 +24,7 @@ fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
         if flag == "-h" || flag == "--help" {
             return Err(String::new());
         }
-        let value = args
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value"))?;
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--port" => {
                 options.port = value
@@ -67,7 +66,10 @@ fn main() -> ExitCode {
     println!("data dir: {}", server.data_dir().display());
     println!("press Ctrl-C to stop");
 
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("local-s3: cannot wait for Ctrl-C: {err}");
