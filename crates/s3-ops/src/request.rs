@@ -65,7 +65,16 @@ pub enum Body {
 }
 
 impl Body {
-    /// The payload length, if known.
+    /// The bytes of an in-memory body (`Empty` is zero bytes); `None` for external ones.
+    pub fn in_memory(&self) -> Option<&[u8]> {
+        match self {
+            Body::Empty => Some(&[]),
+            Body::Bytes(bytes) => Some(bytes),
+            Body::External { .. } => None,
+        }
+    }
+
+    /// The payload length in bytes.
     pub fn content_length(&self) -> u64 {
         match self {
             Body::Empty => 0,
@@ -160,13 +169,6 @@ impl<'a> RequestBuilder<'a> {
     pub(crate) fn header_named(mut self, name: HeaderName, value: impl Display) -> Self {
         self.insert_header(name, &value.to_string());
         self
-    }
-
-    pub(crate) fn header_named_opt(self, name: HeaderName, value: Option<impl Display>) -> Self {
-        match value {
-            Some(value) => self.header_named(name, value),
-            None => self,
-        }
     }
 
     /// `x-amz-checksum-<algorithm>: <base64>` for a known checksum.

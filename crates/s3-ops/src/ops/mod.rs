@@ -246,51 +246,34 @@ impl Default for Payload {
 impl Payload {
     pub(crate) fn apply<'a>(&self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
         let mut body = self.body.clone();
-        let checksum = match (&self.checksum, &mut body) {
-            (ChecksumChoice::None, _) => None,
-            (ChecksumChoice::Precomputed(checksum), _) => {
-                Some((checksum.algorithm(), Some(checksum.to_base64())))
-            }
-            (ChecksumChoice::Compute(algorithm), Body::Bytes(bytes)) => {
-                Some((*algorithm, Some(algorithm.checksum(bytes).to_base64())))
-            }
-            (ChecksumChoice::Compute(algorithm), Body::Empty) => {
-                Some((*algorithm, Some(algorithm.checksum(&[]).to_base64())))
-            }
-            (
-                ChecksumChoice::Compute(algorithm),
-                Body::External {
+        let builder = match (&self.checksum, body.in_memory()) {
+            (ChecksumChoice::None, _) => builder,
+            // A known value needs no x-amz-sdk-checksum-algorithm (fewer headers for
+            // presigned uploads to repeat).
+            (ChecksumChoice::Precomputed(checksum), _) => builder.checksum_header(Some(checksum)),
+            (ChecksumChoice::Compute(algorithm), Some(bytes)) => builder
+                .header("x-amz-sdk-checksum-algorithm", algorithm)
+                .checksum_header(Some(&algorithm.checksum(bytes))),
+            (ChecksumChoice::Compute(algorithm), None) => {
+                if let Body::External {
                     trailing_checksum, ..
-                },
-            ) => {
-                *trailing_checksum = Some(*algorithm);
-                Some((*algorithm, None))
+                } = &mut body
+                {
+                    *trailing_checksum = Some(*algorithm);
+                }
+                builder.header("x-amz-sdk-checksum-algorithm", algorithm)
             }
         };
-        let content_md5 = match (&body, self.content_md5) {
-            (_, false) => Ok(None),
-            (Body::Bytes(bytes), true) => Ok(Some(ContentMd5::of(bytes))),
-            (Body::Empty, true) => Ok(Some(ContentMd5::of(&[]))),
-            (Body::External { .. }, true) => Err(InvalidInput::Parameter {
+        let builder = match (self.content_md5, body.in_memory()) {
+            (false, _) => builder,
+            (true, Some(bytes)) => builder.header("content-md5", ContentMd5::of(bytes)),
+            (true, None) => builder.check(Err(InvalidInput::Parameter {
                 name: "Content-MD5",
                 reason: "can only be computed for in-memory bodies".to_owned(),
             }
-            .into()),
+            .into())),
         };
-        let (content_md5, md5_check) = match content_md5 {
-            Ok(value) => (value, Ok(())),
-            Err(error) => (None, Err(error)),
-        };
-        let builder = match checksum {
-            None => builder,
-            Some((algorithm, value)) => builder
-                .header("x-amz-sdk-checksum-algorithm", algorithm)
-                .header_named_opt(algorithm.header_name(), value),
-        };
-        builder
-            .check(md5_check)
-            .header_opt("content-md5", content_md5)
-            .body(body)
+        builder.body(body)
     }
 }
 
