@@ -91,3 +91,80 @@ pub fn decode_family(family: Family, xml: &[u8], limits: &Limits) -> usize {
     }
     accepted
 }
+
+/// The one-entry ListObjectsV2 page of the published s3-wire workloads.
+pub fn workload_list_objects_v2_one_entry() -> Vec<u8> {
+    br#"<?xml version="1.0" encoding="UTF-8"?>
+<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>example-bucket</Name><Prefix>photos/</Prefix><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated><Contents><Key>photos/2006/January/sample.jpg</Key><LastModified>2009-10-12T17:50:30.000Z</LastModified><ETag>&quot;bf1d737a4d46a19f3bced6905cc8b902&quot;</ETag><ChecksumAlgorithm>CRC64NVME</ChecksumAlgorithm><ChecksumType>FULL_OBJECT</ChecksumType><Size>142863</Size><StorageClass>STANDARD</StorageClass></Contents></ListBucketResult>"#
+        .to_vec()
+}
+
+/// The S3 error document of the published s3-wire workloads.
+pub fn workload_error_document() -> Vec<u8> {
+    br#"<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><Key>photos/2006/January/sample.jpg</Key><RequestId>4442587FB7D0A2F9</RequestId><HostId>KQ6PqgR4Sq8cSyWtxqNtmhUf+rcBzLSoU6F6IuV8Zy8vdQeHOjE1H0OMiK6jz3mHhY8fPXxXYdk=</HostId></Error>"#
+        .to_vec()
+}
+
+/// The one-upload ListMultipartUploads page of the published s3-wire workloads.
+pub fn workload_list_multipart_uploads_one_upload() -> Vec<u8> {
+    br#"<?xml version="1.0" encoding="UTF-8"?>
+<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>example-bucket</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker><NextKeyMarker>my-movie.m2ts</NextKeyMarker><NextUploadIdMarker>VXBsb2FkIElEIGZvciBlbHZpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA</NextUploadIdMarker><MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated><Upload><Key>my-movie.m2ts</Key><UploadId>VXBsb2FkIElEIGZvciBlbHZpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA</UploadId><Initiator><ID>arn:aws:iam::111122223333:user/user1-11111a31-17b5-4fb7-9df5-b111111f13de</ID><DisplayName>InitiatorDisplayName</DisplayName></Initiator><Owner><ID>75aa57f09aa0c8caeab4f8c24e99d10f8e7faeebf76c078efc7c6caea54ba06a</ID><DisplayName>OwnerDisplayName</DisplayName></Owner><StorageClass>STANDARD</StorageClass><Initiated>2010-11-10T20:48:33.000Z</Initiated><ChecksumAlgorithm>CRC32</ChecksumAlgorithm><ChecksumType>COMPOSITE</ChecksumType></Upload></ListMultipartUploadsResult>"#
+        .to_vec()
+}
+
+/// A realistic full ListObjectsV2 page: `keys` entries with long, partly
+/// escaped keys (~150–250 bytes), quoted ETags, checksums and a continuation
+/// token, as S3 sends it (one line, no owner).
+pub fn workload_list_objects_v2_page(keys: usize) -> Vec<u8> {
+    use std::fmt::Write;
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\
+         <Name>analytics-data-lake-prod-eu-west-1</Name><Prefix>warehouse/events/</Prefix>\
+         <NextContinuationToken>1SL9nYFaimMAwnR9dJnF4M5NMfm3Em6/ClPUVLEH3GOSw5yjeI+wCBLj3THB8DuJSUFhKNy5cGK5QBb/SvE+MKMZurarr0ZhOhQae2SQ8B4QQPkqQHKp9MeJXsYe4UH8</NextContinuationToken>",
+    );
+    let _ = write!(
+        xml,
+        "<KeyCount>{keys}</KeyCount><MaxKeys>{keys}</MaxKeys><IsTruncated>true</IsTruncated>"
+    );
+    // A small deterministic generator (splitmix64) so the page is the same on every run.
+    let mut state = 0x5eed_u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in 0..keys {
+        let (a, b, c) = (next(), next(), next());
+        let _ = write!(
+            xml,
+            "<Contents><Key>warehouse/events/tenant={tenant:04}/event_date=2024-{month:02}-{day:02}/hour={hour:02}/\
+             part-{i:05}-{a:016x}-{b:016x}-c000{extra}.zstd.parquet</Key>\
+             <LastModified>2024-{month:02}-{day:02}T{hour:02}:{min:02}:{sec:02}.{ms:03}Z</LastModified>\
+             <ETag>&quot;{c:016x}{a:016x}&quot;</ETag><ChecksumAlgorithm>CRC64NVME</ChecksumAlgorithm>\
+             <ChecksumType>FULL_OBJECT</ChecksumType><Size>{size}</Size><StorageClass>{class}</StorageClass></Contents>",
+            tenant = a % 5000,
+            month = 1 + b % 12,
+            day = 1 + c % 28,
+            hour = a % 24,
+            min = b % 60,
+            sec = c % 60,
+            ms = a % 1000,
+            extra = if i % 7 == 0 {
+                "_R&amp;D &lt;backfill&gt;"
+            } else {
+                ""
+            },
+            size = c % 500_000_000,
+            class = if i % 5 == 0 {
+                "INTELLIGENT_TIERING"
+            } else {
+                "STANDARD"
+            },
+        );
+    }
+    xml.push_str("</ListBucketResult>");
+    xml.into_bytes()
+}
