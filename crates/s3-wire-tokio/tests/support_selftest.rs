@@ -208,3 +208,39 @@ async fn fault_server_delays_replies() {
     assert_eq!(response.status().as_u16(), 200);
     assert!(started.elapsed() >= Duration::from_millis(300));
 }
+
+#[test]
+fn aws_chunked_checker_accepts_the_aws_streaming_examples() {
+    use support::aws_chunked;
+    for (name, trailer) in [
+        ("streaming-chunked-put-object", None),
+        (
+            "streaming-chunked-put-object-trailer",
+            Some(("x-amz-checksum-crc32c", "sOO8/Q==")),
+        ),
+    ] {
+        let (method, target, headers, _) = load_example(name);
+        let seed = sigv4::verify(&method, &target, &headers, None, EXAMPLE_SECRET)
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        let encoded = std::fs::read(format!(
+            "{}/tests/testdata/sigv4/{name}/encoded-body.bin",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let decoded = aws_chunked::decode(&encoded).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_eq!(decoded.data, vec![b'a'; 66560], "{name}");
+        assert_eq!(decoded.chunk_lengths, [65536, 1024, 0], "{name}");
+        let trailers: Vec<(&str, &str)> = decoded
+            .trailers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(trailers, trailer.into_iter().collect::<Vec<_>>(), "{name}");
+        aws_chunked::verify_signatures(&decoded, &seed, EXAMPLE_SECRET)
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+
+        let mut tampered = decoded;
+        tampered.data[70] = b'b';
+        assert!(aws_chunked::verify_signatures(&tampered, &seed, EXAMPLE_SECRET).is_err());
+    }
+}

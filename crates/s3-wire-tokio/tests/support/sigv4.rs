@@ -22,13 +22,15 @@ pub struct Signed {
     pub region: String,
     /// `x-amz-content-sha256`.
     pub payload: String,
+    /// The credential scope, `date/region/service/aws4_request`.
+    pub scope: String,
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
+pub fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC accepts any key length");
     mac.update(data);
     mac.finalize().into_bytes().to_vec()
@@ -142,6 +144,11 @@ pub fn verify(
     let [date, region, service, terminator] = scope_fields[..] else {
         return Err(format!("malformed credential scope {scope}"));
     };
+    if service != "s3" || region.is_empty() {
+        return Err(format!(
+            "credential scope is not for S3 in a region: {scope}"
+        ));
+    }
     if terminator != "aws4_request" {
         return Err(format!(
             "credential scope does not end in aws4_request: {scope}"
@@ -195,10 +202,7 @@ pub fn verify(
         "AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}",
         hex(&Sha256::digest(canonical_request.as_bytes()))
     );
-    let mut key = hmac(format!("AWS4{secret_key}").as_bytes(), date.as_bytes());
-    for part in [region, service, "aws4_request"] {
-        key = hmac(&key, part.as_bytes());
-    }
+    let key = signing_key(secret_key, scope);
     let expected = hex(&hmac(&key, string_to_sign.as_bytes()));
     if expected != signature {
         return Err(format!(
@@ -211,7 +215,19 @@ pub fn verify(
         signed_headers: names.iter().map(|n| (*n).to_owned()).collect(),
         region: region.to_owned(),
         payload,
+        scope: (*scope).to_owned(),
     })
+}
+
+/// The SigV4 signing key for `scope` (`date/region/service/aws4_request`).
+pub fn signing_key(secret_key: &str, scope: &str) -> Vec<u8> {
+    let mut parts = scope.split('/');
+    let date = parts.next().unwrap_or_default();
+    let mut key = hmac(format!("AWS4{secret_key}").as_bytes(), date.as_bytes());
+    for part in parts.take(3) {
+        key = hmac(&key, part.as_bytes());
+    }
+    key
 }
 
 /// [`verify`] for a request recorded by the fault server.
