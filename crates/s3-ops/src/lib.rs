@@ -64,6 +64,8 @@ pub mod checksum;
 mod encoding;
 mod endpoint;
 mod error;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 mod names;
 pub mod ops;
 pub mod presign;
