@@ -17,7 +17,7 @@ use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::{Body, Client, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind};
 use support::fault::{FaultServer, Recorded, Reply};
-use support::{aws_chunked, sigv4};
+use support::{aws_chunked, base64, crc32, sigv4};
 
 const ACCESS_KEY: &str = "AKIDFAULTSERVER";
 const SECRET_KEY: &str = "fault-server-secret-key";
@@ -434,6 +434,55 @@ async fn head_errors_keep_their_status_and_code() {
     assert_eq!(server.request_count(), 3);
 }
 
+#[tokio::test]
+async fn conditional_reads_send_their_headers_and_map_304_and_412() {
+    let etag = "\"0123456789abcdef0123456789abcdef\"";
+    let server = FaultServer::start([
+        Reply::s3_error(
+            412,
+            "PreconditionFailed",
+            "At least one of the pre-conditions you specified did not hold",
+        ),
+        Reply::Respond {
+            status: 304,
+            headers: vec![("etag".into(), etag.into())],
+            body: Bytes::new(),
+        },
+        Reply::ok("matched").with_header("etag", etag),
+    ]);
+    let client = client(&server);
+    let err = client
+        .get_object(get("k").if_match(etag))
+        .await
+        .unwrap_err();
+    assert!(err.is_precondition_failed(), "{err:?}");
+    assert_eq!(err.attempts(), 1);
+    let err = client
+        .get_object(get("k").if_none_match(etag))
+        .await
+        .unwrap_err();
+    assert!(err.is_precondition_failed(), "304 Not Modified: {err:?}");
+    assert_eq!(err.attempts(), 1);
+    let response = client.get_object(get("k").if_match(etag)).await.unwrap();
+    assert_eq!(response.body.collect().await.unwrap(), "matched");
+
+    let requests = server.requests();
+    assert_eq!(requests[0].header("if-match"), Some(etag));
+    assert_eq!(requests[1].header("if-none-match"), Some(etag));
+    assert_eq!(requests[2].header("if-match"), Some(etag));
+    // The condition headers are signed: a proxy cannot strip them unnoticed.
+    for signed in assert_all_signed(&requests) {
+        assert!(
+            signed
+                .signed_headers
+                .iter()
+                .any(|h| h == "if-match" || h == "if-none-match"),
+            "{:?}",
+            signed.signed_headers
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bodies: never a success for truncated, stalled or corrupted data
 // ---------------------------------------------------------------------------------------------
@@ -540,43 +589,6 @@ async fn the_operation_timeout_bounds_retries_and_waiting() {
         "{err:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(3));
-}
-
-/// CRC32 (IEEE) computed here, bit by bit, independently of the client's checksum code.
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in data {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[test]
