@@ -14,6 +14,7 @@ use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
+use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::{Body, Client, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind};
 use support::fault::{FaultServer, Recorded, Reply};
@@ -634,4 +635,111 @@ async fn a_full_object_checksum_is_verified_and_a_corrupted_body_rejected() {
             .iter()
             .all(|r| r.header("x-amz-checksum-mode") == Some("ENABLED"))
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pagination
+// ---------------------------------------------------------------------------------------------
+
+fn listing_page(keys: &[&str], next_token: Option<&str>) -> Reply {
+    let contents: String = keys
+        .iter()
+        .map(|key| {
+            format!(
+                "<Contents><Key>{key}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified>\
+                 <ETag>&quot;0123456789abcdef0123456789abcdef&quot;</ETag><Size>1</Size>\
+                 <StorageClass>STANDARD</StorageClass></Contents>"
+            )
+        })
+        .collect();
+    let continuation = next_token
+        .map(|token| format!("<NextContinuationToken>{token}</NextContinuationToken>"))
+        .unwrap_or_default();
+    Reply::ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult \
+         xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>bucket</Name><Prefix></Prefix>\
+         <KeyCount>{}</KeyCount><MaxKeys>2</MaxKeys><IsTruncated>{}</IsTruncated>{continuation}\
+         {contents}</ListBucketResult>",
+        keys.len(),
+        next_token.is_some()
+    ))
+    .with_header("content-type", "application/xml")
+}
+
+#[tokio::test]
+async fn pages_are_fetched_lazily_and_a_repeated_token_ends_the_listing() {
+    let server = FaultServer::start([
+        listing_page(&["a", "b"], Some("token-1")),
+        // A buggy server hands back the token it was just given.
+        listing_page(&["c", "d"], Some("token-1")),
+        listing_page(&["never", "fetched"], None),
+    ]);
+    let client = client(&server);
+    let mut pages =
+        client.list_objects_v2_pages(ListObjectsV2::new(s3_wire_tokio::bucket("bucket").unwrap()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        server.request_count(),
+        0,
+        "nothing is sent before the first poll"
+    );
+
+    let first = pages.next_page().await.unwrap().unwrap();
+    let keys: Vec<&str> = first
+        .result
+        .contents
+        .iter()
+        .map(|o| o.key.as_str())
+        .collect();
+    assert_eq!(keys, ["a", "b"]);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        server.request_count(),
+        1,
+        "the next page waits for the consumer"
+    );
+
+    let second = pages.next_page().await.unwrap().unwrap();
+    let keys: Vec<&str> = second
+        .result
+        .contents
+        .iter()
+        .map(|o| o.key.as_str())
+        .collect();
+    assert_eq!(keys, ["c", "d"]);
+    assert!(
+        pages.next_page().await.is_none(),
+        "the repeated token must end the stream"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let query = |index: usize| requests[index].uri.query().unwrap_or_default().to_owned();
+    assert!(query(0).contains("list-type=2"), "{}", query(0));
+    assert!(!query(0).contains("continuation-token"), "{}", query(0));
+    assert!(
+        query(1).contains("continuation-token=token-1"),
+        "{}",
+        query(1)
+    );
+}
+
+#[tokio::test]
+async fn a_failed_page_is_yielded_and_ends_the_stream() {
+    let server = FaultServer::start([
+        listing_page(&["a"], Some("t1")),
+        Reply::access_denied(),
+        listing_page(&["b"], None),
+    ]);
+    let client = client(&server);
+    let mut pages =
+        client.list_objects_v2_pages(ListObjectsV2::new(s3_wire_tokio::bucket("bucket").unwrap()));
+    assert!(pages.next_page().await.unwrap().is_ok());
+    let err = pages.next_page().await.unwrap().unwrap_err();
+    assert_eq!(
+        err.service_error().map(|e| e.code.as_str()),
+        Some("AccessDenied")
+    );
+    assert!(pages.next_page().await.is_none());
+    assert_eq!(server.request_count(), 2);
 }

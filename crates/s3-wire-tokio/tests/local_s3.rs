@@ -690,6 +690,22 @@ async fn paginated_listing_across_pages() {
         .collect();
     assert_eq!(keys, expected);
 
+    // The same listing as a lazy stream of pages.
+    let mut pages = local.client.list_objects_v2_pages(
+        ListObjectsV2::new(bucket_name("listing"))
+            .prefix("logs/")
+            .max_keys(10),
+    );
+    let mut streamed = Vec::new();
+    let mut page_count = 0;
+    while let Some(page) = pages.next_page().await {
+        let page = page.unwrap();
+        page_count += 1;
+        streamed.extend(page.result.contents.into_iter().map(|o| o.key));
+    }
+    assert_eq!(page_count, 3);
+    assert_eq!(streamed, expected);
+
     // Delimiter: common prefixes instead of keys.
     let top = local
         .client
