@@ -253,14 +253,14 @@ pub enum Outcome<T> {
 /// Decodes a whole document of type `T`.
 pub(crate) fn decode_document<T: DecodeBody>(xml: &[u8], limits: &Limits) -> Result<T, Error> {
     let (mut r, root) = XmlReader::open(xml, limits)?;
-    if !T::accepts_root(&root.0) {
+    if !T::accepts_root(root.0) {
         let kind = ErrorKind::UnexpectedRoot {
             expected: T::ROOT,
-            found: root.0,
+            found: root.0.to_owned(),
         };
         return Err(r.error_here(kind));
     }
-    let value = T::decode_body(&mut r, &root.0)?;
+    let value = T::decode_body(&mut r, root.0)?;
     r.finish()?;
     Ok(value)
 }
@@ -271,14 +271,14 @@ pub(crate) fn decode_outcome<T: DecodeBody>(
     limits: &Limits,
 ) -> Result<Outcome<T>, Error> {
     let (mut r, root) = XmlReader::open(xml, limits)?;
-    let outcome = if T::accepts_root(&root.0) {
-        Outcome::Success(T::decode_body(&mut r, &root.0)?)
-    } else if ErrorDocument::accepts_root(&root.0) {
-        Outcome::Error(Box::new(ErrorDocument::decode_body(&mut r, &root.0)?))
+    let outcome = if T::accepts_root(root.0) {
+        Outcome::Success(T::decode_body(&mut r, root.0)?)
+    } else if ErrorDocument::accepts_root(root.0) {
+        Outcome::Error(Box::new(ErrorDocument::decode_body(&mut r, root.0)?))
     } else {
         let kind = ErrorKind::UnexpectedRoot {
             expected: T::ROOT,
-            found: root.0,
+            found: root.0.to_owned(),
         };
         return Err(r.error_here(kind));
     };

@@ -168,3 +168,32 @@ pub fn workload_list_objects_v2_page(keys: usize) -> Vec<u8> {
     xml.push_str("</ListBucketResult>");
     xml.into_bytes()
 }
+
+/// The tokens of `input` as the decoders' tokenizer sees them, rendered for
+/// comparison with another XML reader: `<name` / `<name/` (local names), `>`
+/// for an end tag, `T:text` (adjacent text merged), `&name;` for a
+/// reference, `C:cdata`. Comments, processing instructions and the XML
+/// declaration are left out. `None` if the tokenizer refuses the input or
+/// meets a DOCTYPE.
+pub fn tokens(input: &str) -> Option<Vec<String>> {
+    use crate::lexer::{Lexer, Token};
+    let mut lexer = Lexer::new(input);
+    let mut out: Vec<String> = Vec::new();
+    loop {
+        match lexer.next_token().ok()? {
+            Token::Eof => return Some(out),
+            Token::Doctype => return None,
+            Token::Start { local, empty } => {
+                out.push(format!("<{local}{}", if empty { "/" } else { "" }))
+            }
+            Token::End => out.push(">".into()),
+            Token::Text(text) => match out.last_mut() {
+                Some(last) if last.starts_with("T:") => last.push_str(text),
+                _ => out.push(format!("T:{text}")),
+            },
+            Token::Reference(name) => out.push(format!("&{name};")),
+            Token::CData(text) => out.push(format!("C:{text}")),
+            Token::Declaration { .. } | Token::Ignorable => {}
+        }
+    }
+}

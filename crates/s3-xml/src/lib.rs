@@ -1,12 +1,16 @@
-//! The S3 XML documents, decoded and encoded over `quick-xml`.
+//! The S3 XML documents, decoded and encoded, without I/O.
 //!
 //! Remote XML is untrusted input: decoding is bounded ([`Limits`]: bytes,
 //! nesting depth, list entries), strict about values (integers, booleans,
 //! RFC 3339 [`Timestamp`]s, [`ETag`]s), refuses DTDs and entity declarations,
-//! and never panics. Unknown elements are skipped, element names are matched
+//! and never panics. Documents are read by a small purpose-built XML 1.0
+//! tokenizer (well-formedness checked: names, matching end tags, quoting,
+//! comments, CDATA, references) that borrows from the input and allocates
+//! only the owned strings of the result; it is tested differentially against
+//! `quick-xml`. Unknown elements are skipped, element names are matched
 //! on their local part (with or without `xmlns` or a prefix), text is kept
 //! exactly (whitespace-only keys included) except that line ends are
-//! normalized as XML 1.0 requires, and CRLF documents are accepted. No I/O.
+//! normalized as XML 1.0 requires, and CRLF documents are accepted.
 //!
 //! Every problem is one [`Error`] carrying an [`ErrorKind`] and the byte
 //! position where it was found.
@@ -48,7 +52,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! **Dependency rule:** `quick-xml` only; never a runtime, never `http`.
+//! **Dependency rule:** `memchr` only; never a runtime, never `http`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -62,6 +66,7 @@ mod error_document;
 mod etag;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+mod lexer;
 mod limits;
 mod list_object_versions;
 mod list_objects;

@@ -1,19 +1,16 @@
-//! A bounded pull reader over quick-xml: the one place that sees quick-xml's
-//! events and errors. Decoders walk a document with [`XmlReader::next_child`],
+//! A bounded pull reader over the [`Lexer`]. Decoders walk a document with [`XmlReader::next_child`],
 //! read leaves with the `*_value` methods and [`XmlReader::skip`] the rest.
 //!
 //! Protocol: every `Some(name)` from `next_child` opens an element that the
 //! caller must consume exactly once: with a text read, with `skip`, or by
 //! looping `next_child` until it returns `None` (its end tag).
 
-use quick_xml::Reader;
-use quick_xml::events::Event;
-
 use crate::error::{Error, ErrorKind, Malformed, ValueProblem};
+use crate::lexer::{Lexer, Token};
 use crate::{ETag, Limits, Timestamp};
 
 pub(crate) struct XmlReader<'a> {
-    reader: Reader<&'a [u8]>,
+    lexer: Lexer<'a>,
     /// Bytes trimmed from the front (leading whitespace), added to positions.
     base: u64,
     limits: Limits,
@@ -21,9 +18,11 @@ pub(crate) struct XmlReader<'a> {
     entries: usize,
     /// The element just opened was `<x/>`: it has no content and no end event.
     pending_empty: bool,
-    /// Local name of the element just opened (reused buffer).
-    name: String,
-    /// Text assembled from several pieces (reused buffer).
+    /// Local name of the element just opened, borrowed from the input.
+    name: &'a str,
+    /// The last text read: one piece borrowed from the input, or several
+    /// pieces assembled in `scratch` (reused buffer).
+    text: Option<&'a str>,
     scratch: String,
     /// Where the current text value started, for value errors.
     value_position: u64,
@@ -32,13 +31,13 @@ pub(crate) struct XmlReader<'a> {
 }
 
 /// What opened the document: the root element's local name.
-pub(crate) struct Root(pub(crate) String);
+pub(crate) struct Root<'a>(pub(crate) &'a str);
 
 impl<'a> XmlReader<'a> {
     /// Checks the byte limit, skips leading whitespace (S3 pads slow
     /// CompleteMultipartUpload answers with it) and reads up to the root
     /// element, which is returned.
-    pub(crate) fn open(xml: &'a [u8], limits: &Limits) -> Result<(Self, Root), Error> {
+    pub(crate) fn open(xml: &'a [u8], limits: &Limits) -> Result<(Self, Root<'a>), Error> {
         if xml.len() > limits.max_bytes() {
             return Err(Error::new(
                 ErrorKind::TooLarge {
@@ -49,51 +48,45 @@ impl<'a> XmlReader<'a> {
             ));
         }
         let trimmed = xml.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        let mut reader = Reader::from_reader(&xml[trimmed..]);
-        let config = reader.config_mut();
-        config.check_end_names = true;
-        config.expand_empty_elements = false;
-        config.trim_text(false);
+        let input = std::str::from_utf8(&xml[trimmed..]).map_err(|e| {
+            let position = (trimmed + e.valid_up_to()) as u64;
+            Error::new(ErrorKind::Malformed(Malformed::InvalidUtf8), position)
+        })?;
         let mut this = Self {
-            reader,
+            lexer: Lexer::new(input),
             base: trimmed as u64,
             limits: *limits,
             depth: 0,
             entries: 0,
             pending_empty: false,
-            name: String::new(),
+            name: "",
+            text: None,
             scratch: String::new(),
             value_position: 0,
             event_start: trimmed as u64,
         };
         loop {
             match this.event()? {
-                Event::Decl(decl) => {
-                    if let Some(Ok(encoding)) = decl.encoding()
+                Token::Declaration { encoding } => {
+                    if let Some(encoding) = encoding
                         && !encoding.eq_ignore_ascii_case("utf-8")
                         && !encoding.eq_ignore_ascii_case("utf8")
                     {
-                        let kind = ErrorKind::UnsupportedEncoding(encoding.into_owned());
+                        let kind = ErrorKind::UnsupportedEncoding(encoding.to_owned());
                         return Err(this.error_here(kind));
                     }
                 }
-                Event::Start(start) => {
-                    this.enter(&start, false)?;
-                    let name = this.name.clone();
-                    return Ok((this, Root(name)));
+                Token::Start { local, empty } => {
+                    this.enter(local, empty)?;
+                    return Ok((this, Root(local)));
                 }
-                Event::Empty(start) => {
-                    this.enter(&start, true)?;
-                    let name = this.name.clone();
-                    return Ok((this, Root(name)));
-                }
-                Event::Text(text) if is_xml_whitespace(&text) => {}
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::Eof => return Err(this.malformed(Malformed::UnexpectedEof)),
-                Event::End(_) | Event::Text(_) | Event::CData(_) | Event::GeneralRef(_) => {
+                Token::Text(text) if is_xml_whitespace(text) => {}
+                Token::Ignorable => {}
+                Token::Eof => return Err(this.malformed(Malformed::UnexpectedEof)),
+                Token::End | Token::Text(_) | Token::CData(_) | Token::Reference(_) => {
                     return Err(this.malformed(Malformed::TextBeforeRoot));
                 }
-                Event::DocType(_) => return Err(this.error_here(ErrorKind::DoctypeRejected)),
+                Token::Doctype => return Err(this.error_here(ErrorKind::DoctypeRejected)),
             }
         }
     }
@@ -103,10 +96,10 @@ impl<'a> XmlReader<'a> {
     pub(crate) fn finish(mut self) -> Result<(), Error> {
         loop {
             match self.event()? {
-                Event::Eof => return Ok(()),
-                Event::Text(text) if is_xml_whitespace(&text) => {}
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::DocType(_) => return Err(self.error_here(ErrorKind::DoctypeRejected)),
+                Token::Eof => return Ok(()),
+                Token::Text(text) if is_xml_whitespace(text) => {}
+                Token::Ignorable => {}
+                Token::Doctype => return Err(self.error_here(ErrorKind::DoctypeRejected)),
                 _ => return Err(self.malformed(Malformed::ContentAfterRoot)),
             }
         }
@@ -115,7 +108,7 @@ impl<'a> XmlReader<'a> {
     /// The next child element of the open element, or `None` at its end tag.
     /// Text between child elements is ignored (S3 documents have none that
     /// matters), as is every comment and processing instruction.
-    pub(crate) fn next_child(&mut self) -> Result<Option<&str>, Error> {
+    pub(crate) fn next_child(&mut self) -> Result<Option<&'a str>, Error> {
         if self.pending_empty {
             self.pending_empty = false;
             self.depth = self.depth.saturating_sub(1);
@@ -123,29 +116,24 @@ impl<'a> XmlReader<'a> {
         }
         loop {
             match self.event()? {
-                Event::Start(start) => {
-                    self.enter(&start, false)?;
-                    return Ok(Some(&self.name));
+                Token::Start { local, empty } => {
+                    self.enter(local, empty)?;
+                    return Ok(Some(self.name));
                 }
-                Event::Empty(start) => {
-                    self.enter(&start, true)?;
-                    return Ok(Some(&self.name));
-                }
-                Event::End(_) => {
+                Token::End => {
                     self.depth = self.depth.saturating_sub(1);
                     return Ok(None);
                 }
-                Event::GeneralRef(reference) => {
-                    resolve_reference(&reference).map_err(|kind| self.error_here(kind))?;
+                Token::Reference(reference) => {
+                    resolve_reference(reference).map_err(|kind| self.error_here(kind))?;
                 }
-                Event::Text(_) | Event::CData(_) | Event::Comment(_) | Event::PI(_) => {}
-                Event::Decl(_) => {
-                    return Err(self.malformed(Malformed::Syntax(
-                        "XML declaration inside the document".into(),
-                    )));
+                Token::Text(_) | Token::CData(_) | Token::Ignorable => {}
+                Token::Eof => return Err(self.malformed(Malformed::UnexpectedEof)),
+                Token::Declaration { .. } => {
+                    let detail = "XML declaration inside the document".to_owned();
+                    return Err(self.malformed(Malformed::Syntax(detail)));
                 }
-                Event::Eof => return Err(self.malformed(Malformed::UnexpectedEof)),
-                Event::DocType(_) => return Err(self.error_here(ErrorKind::DoctypeRejected)),
+                Token::Doctype => return Err(self.error_here(ErrorKind::DoctypeRejected)),
             }
         }
     }
@@ -178,7 +166,7 @@ impl<'a> XmlReader<'a> {
         match self.text_or_children()? {
             Some(()) => Ok(self.current_text()),
             None => {
-                let child = self.name.clone();
+                let child = self.name.to_owned();
                 Err(self.error_here(ErrorKind::UnexpectedChild { element, child }))
             }
         }
@@ -282,7 +270,8 @@ impl<'a> XmlReader<'a> {
     /// child opened, if a child element is found instead.
     fn text_or_children(&mut self) -> Result<Option<()>, Error> {
         self.scratch.clear();
-        self.value_position = self.base + self.reader.buffer_position();
+        self.text = Some("");
+        self.value_position = self.base + self.lexer.position() as u64;
         if self.pending_empty {
             self.pending_empty = false;
             self.depth = self.depth.saturating_sub(1);
@@ -290,79 +279,70 @@ impl<'a> XmlReader<'a> {
         }
         loop {
             match self.event()? {
-                Event::Text(text) => push_normalized(&mut self.scratch, &text),
-                Event::CData(cdata) => push_normalized(&mut self.scratch, &cdata),
-                Event::GeneralRef(reference) => {
-                    let c = resolve_reference(&reference).map_err(|kind| self.error_here(kind))?;
+                Token::Text(text) | Token::CData(text) => self.push_piece(text),
+                Token::Reference(reference) => {
+                    let c = resolve_reference(reference).map_err(|kind| self.error_here(kind))?;
+                    self.spill();
                     self.scratch.push(c);
                 }
-                Event::End(_) => {
+                Token::End => {
                     self.depth = self.depth.saturating_sub(1);
                     return Ok(Some(()));
                 }
-                Event::Start(start) => {
-                    self.enter(&start, false)?;
+                Token::Start { local, empty } => {
+                    self.enter(local, empty)?;
                     return Ok(None);
                 }
-                Event::Empty(start) => {
-                    self.enter(&start, true)?;
-                    return Ok(None);
+                Token::Ignorable => {}
+                Token::Eof => return Err(self.malformed(Malformed::UnexpectedEof)),
+                Token::Declaration { .. } => {
+                    let detail = "XML declaration inside the document".to_owned();
+                    return Err(self.malformed(Malformed::Syntax(detail)));
                 }
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::Decl(_) => {
-                    return Err(self.malformed(Malformed::Syntax(
-                        "XML declaration inside the document".into(),
-                    )));
-                }
-                Event::Eof => return Err(self.malformed(Malformed::UnexpectedEof)),
-                Event::DocType(_) => return Err(self.error_here(ErrorKind::DoctypeRejected)),
+                Token::Doctype => return Err(self.error_here(ErrorKind::DoctypeRejected)),
             }
         }
     }
 
     fn current_text(&self) -> &str {
-        &self.scratch
+        self.text.unwrap_or(&self.scratch)
     }
 
-    fn enter(
-        &mut self,
-        start: &quick_xml::events::BytesStart<'_>,
-        empty: bool,
-    ) -> Result<(), Error> {
+    /// Adds a piece of text: kept borrowed if it is the first and needs no
+    /// line-end normalization, else appended to `scratch`.
+    fn push_piece(&mut self, piece: &'a str) {
+        if self.text == Some("") && memchr::memchr(b'\r', piece.as_bytes()).is_none() {
+            self.text = Some(piece);
+        } else {
+            self.spill();
+            push_normalized(&mut self.scratch, piece);
+        }
+    }
+
+    /// Moves a borrowed first piece into `scratch` before appending more.
+    fn spill(&mut self) {
+        if let Some(first) = self.text.take() {
+            self.scratch.push_str(first);
+        }
+    }
+
+    fn enter(&mut self, local: &'a str, empty: bool) -> Result<(), Error> {
         self.depth += 1;
         if self.depth > self.limits.max_depth() {
-            return Err(self.error_here(ErrorKind::TooDeep {
-                limit: self.limits.max_depth(),
-            }));
+            let limit = self.limits.max_depth();
+            return Err(self.error_here(ErrorKind::TooDeep { limit }));
         }
-        self.name.clear();
-        self.name.push_str(start.name().local_name().as_ref());
+        self.name = local;
         self.pending_empty = empty;
         Ok(())
     }
 
-    /// The next event, with quick-xml's errors translated.
-    fn event(&mut self) -> Result<Event<'a>, Error> {
-        self.event_start = self.base + self.reader.buffer_position();
-        match self.reader.read_event() {
-            Ok(event) => Ok(event),
-            Err(e) => {
-                let position = self.base + self.reader.error_position();
-                Err(Error::new(ErrorKind::Malformed(translate(e)), position))
-            }
-        }
-    }
-}
-
-fn translate(e: quick_xml::Error) -> Malformed {
-    use quick_xml::errors::IllFormedError;
-    match e {
-        quick_xml::Error::Encoding(_) => Malformed::InvalidUtf8,
-        quick_xml::Error::IllFormed(IllFormedError::MismatchedEndTag { expected, found }) => {
-            Malformed::MismatchedEndTag { expected, found }
-        }
-        quick_xml::Error::IllFormed(IllFormedError::MissingEndTag(_)) => Malformed::UnexpectedEof,
-        other => Malformed::Syntax(other.to_string()),
+    /// The next token; lexing errors become [`ErrorKind::Malformed`].
+    fn event(&mut self) -> Result<Token<'a>, Error> {
+        self.event_start = self.base + self.lexer.position() as u64;
+        self.lexer.next_token().map_err(|(malformed, at)| {
+            Error::new(ErrorKind::Malformed(malformed), self.base + at as u64)
+        })
     }
 }
 

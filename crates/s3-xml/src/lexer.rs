@@ -1,0 +1,441 @@
+//! A small XML 1.0 tokenizer for S3 documents, over input already validated
+//! as UTF-8. It checks well-formedness (names, matching end tags, quoting,
+//! comments, CDATA, references) and borrows every token from the input;
+//! it never allocates except for the stack of open element names.
+//!
+//! A general-purpose event reader costs about twice as much per document;
+//! tests/differential.rs checks this tokenizer against quick-xml.
+
+use crate::error::Malformed;
+
+/// One token. Text never contains `<` or `&`; references are separate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token<'a> {
+    /// `<name ...>` or `<name .../>` (`empty`), with the name's local part
+    /// (after any `prefix:`). Attributes are checked and skipped.
+    Start { local: &'a str, empty: bool },
+    /// `</name>`, already matched against the open element.
+    End,
+    /// Character data between markup.
+    Text(&'a str),
+    /// `&name;` or `&#...;`: the part between `&` and `;`.
+    Reference(&'a str),
+    /// The content of `<![CDATA[...]]>`.
+    CData(&'a str),
+    /// `<?xml ...?>` at the very start: the value of its `encoding`, if any.
+    Declaration { encoding: Option<&'a str> },
+    /// A comment or a processing instruction.
+    Ignorable,
+    /// `<!DOCTYPE`: the caller refuses it; the lexer does not read further.
+    Doctype,
+    /// End of input.
+    Eof,
+}
+
+pub(crate) struct Lexer<'a> {
+    input: &'a str,
+    pos: usize,
+    open: Vec<&'a str>,
+}
+
+/// A lexing error and the byte offset where it was found.
+pub(crate) type LexError = (Malformed, usize);
+
+fn syntax(what: &str, at: usize) -> LexError {
+    (Malformed::Syntax(what.to_owned()), at)
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(input: &'a str) -> Self {
+        Self {
+            input,
+            pos: 0,
+            open: Vec::with_capacity(8),
+        }
+    }
+
+    /// Offset of the next token.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.input.as_bytes()
+    }
+
+    pub(crate) fn next_token(&mut self) -> Result<Token<'a>, LexError> {
+        let bytes = self.bytes();
+        let start = self.pos;
+        match bytes.get(start) {
+            None => {
+                if self.open.is_empty() {
+                    Ok(Token::Eof)
+                } else {
+                    Err((Malformed::UnexpectedEof, start))
+                }
+            }
+            Some(b'<') => self.markup(start),
+            Some(b'&') => {
+                // `&name;`, `&#digits;` or `&#xhex;`; the reader resolves it.
+                let rest = &bytes[start + 1..];
+                let len = rest
+                    .iter()
+                    .take_while(|&&b| b == b'#' || NAME_CHARS[usize::from(b)] != 0)
+                    .count();
+                if len == 0 || rest.get(len) != Some(&b';') {
+                    return Err(syntax("malformed entity or character reference", start));
+                }
+                self.pos = start + 1 + len + 1;
+                Ok(Token::Reference(&self.input[start + 1..start + 1 + len]))
+            }
+            Some(_) => {
+                let end =
+                    memchr::memchr2(b'<', b'&', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+                self.pos = end;
+                Ok(Token::Text(&self.input[start..end]))
+            }
+        }
+    }
+
+    fn markup(&mut self, start: usize) -> Result<Token<'a>, LexError> {
+        let bytes = self.bytes();
+        match bytes.get(start + 1) {
+            Some(b'/') => self.end_tag(start),
+            Some(b'?') => self.processing_instruction(start),
+            Some(b'!') => {
+                let rest = &bytes[start + 2..];
+                if rest.starts_with(b"--") {
+                    let end = find_pair(&rest[2..], b'-', b'-')
+                        .ok_or_else(|| syntax("unterminated comment", start))?;
+                    if rest.get(2 + end + 2) != Some(&b'>') {
+                        return Err(syntax("`--` inside a comment", start + 4 + end));
+                    }
+                    self.pos = start + 4 + end + 3;
+                    Ok(Token::Ignorable)
+                } else if rest.starts_with(b"[CDATA[") {
+                    let body = start + 9;
+                    let end = find_cdata_end(&bytes[body..])
+                        .ok_or_else(|| syntax("unterminated CDATA section", start))?;
+                    if self.open.is_empty() {
+                        return Err(syntax("CDATA outside the root element", start));
+                    }
+                    self.pos = body + end + 3;
+                    Ok(Token::CData(&self.input[body..body + end]))
+                } else if rest.starts_with(b"DOCTYPE") {
+                    Ok(Token::Doctype)
+                } else {
+                    Err(syntax("unknown `<!` markup", start))
+                }
+            }
+            _ => self.start_tag(start),
+        }
+    }
+
+    fn start_tag(&mut self, start: usize) -> Result<Token<'a>, LexError> {
+        let bytes = self.bytes();
+        let (name_end, local_start) = self.name_end(start + 1)?;
+        let name = &self.input[start + 1..name_end];
+        let local = &self.input[local_start..name_end];
+        let mut i = name_end;
+        loop {
+            let after_space = skip_whitespace(bytes, i);
+            match bytes.get(after_space) {
+                Some(b'>') => {
+                    self.pos = after_space + 1;
+                    self.open.push(name);
+                    return Ok(Token::Start {
+                        local,
+                        empty: false,
+                    });
+                }
+                Some(b'/') if bytes.get(after_space + 1) == Some(&b'>') => {
+                    self.pos = after_space + 2;
+                    return Ok(Token::Start { local, empty: true });
+                }
+                None => return Err((Malformed::UnexpectedEof, start)),
+                Some(_) if after_space == i => return Err(syntax("malformed start tag", i)),
+                Some(_) => i = self.attribute(after_space)?,
+            }
+        }
+    }
+
+    /// Skips `name = "value"`; returns the offset after it.
+    fn attribute(&self, at: usize) -> Result<usize, LexError> {
+        let bytes = self.bytes();
+        let (name_end, _) = self.name_end(at)?;
+        let eq = skip_whitespace(bytes, name_end);
+        if bytes.get(eq) != Some(&b'=') {
+            return Err(syntax("attribute without `=`", eq));
+        }
+        let quote_at = skip_whitespace(bytes, eq + 1);
+        let quote = match bytes.get(quote_at) {
+            Some(q @ (b'"' | b'\'')) => *q,
+            _ => return Err(syntax("unquoted attribute value", quote_at)),
+        };
+        let value = &bytes[quote_at + 1..];
+        let len = memchr::memchr(quote, value)
+            .ok_or_else(|| syntax("unterminated attribute value", quote_at))?;
+        if memchr::memchr(b'<', &value[..len]).is_some() {
+            return Err(syntax("`<` in an attribute value", quote_at));
+        }
+        Ok(quote_at + 1 + len + 1)
+    }
+
+    fn end_tag(&mut self, start: usize) -> Result<Token<'a>, LexError> {
+        let bytes = self.bytes();
+        let (name_end, _) = self.name_end(start + 2)?;
+        let found = &self.input[start + 2..name_end];
+        let close = skip_whitespace(bytes, name_end);
+        match bytes.get(close) {
+            Some(b'>') => {}
+            None => return Err((Malformed::UnexpectedEof, start)),
+            Some(_) => return Err(syntax("malformed end tag", close)),
+        }
+        match self.open.pop() {
+            Some(expected) if expected == found => {
+                self.pos = close + 1;
+                Ok(Token::End)
+            }
+            Some(expected) => Err((
+                Malformed::MismatchedEndTag {
+                    expected: expected.to_owned(),
+                    found: found.to_owned(),
+                },
+                start,
+            )),
+            None => Err(syntax("end tag without a start tag", start)),
+        }
+    }
+
+    fn processing_instruction(&mut self, start: usize) -> Result<Token<'a>, LexError> {
+        let bytes = self.bytes();
+        let end = find_pair(&bytes[start + 2..], b'?', b'>')
+            .ok_or_else(|| syntax("unterminated processing instruction", start))?;
+        let content = &self.input[start + 2..start + 2 + end];
+        self.pos = start + 2 + end + 2;
+        let target_len = content
+            .find(|c: char| c.is_ascii_whitespace())
+            .unwrap_or(content.len());
+        let (target, attributes) = content.split_at(target_len);
+        if target.is_empty() {
+            return Err(syntax("processing instruction without a target", start));
+        }
+        if !target.eq_ignore_ascii_case("xml") {
+            return Ok(Token::Ignorable);
+        }
+        if start != 0 {
+            return Err(syntax(
+                "XML declaration not at the start of the document",
+                start,
+            ));
+        }
+        Ok(Token::Declaration {
+            encoding: declared_encoding(attributes),
+        })
+    }
+
+    /// The end of the XML name starting at `at` (which must start one), and
+    /// the start of its local part (after the last `:`).
+    fn name_end(&self, at: usize) -> Result<(usize, usize), LexError> {
+        let bytes = self.bytes();
+        match bytes.get(at) {
+            Some(b) if NAME_CHARS[usize::from(*b)] == START => {}
+            None => return Err((Malformed::UnexpectedEof, at)),
+            Some(_) => return Err(syntax("invalid name", at)),
+        }
+        let mut local = at;
+        let mut i = at + 1;
+        while let Some(&b) = bytes.get(i) {
+            match NAME_CHARS[usize::from(b)] {
+                0 => break,
+                // Namespaces in XML: at most one `:`, between two non-empty parts.
+                COLON if local != at => return Err(syntax("name with two `:`", i)),
+                COLON => local = i + 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if local == i {
+            return Err(syntax("name ends with `:`", i));
+        }
+        Ok((i, local))
+    }
+}
+
+/// Name characters, simplified: ASCII letters, digits, `_ : - .` and every
+/// non-ASCII byte (multi-byte UTF-8 sequences are whole characters here
+/// because the input is valid UTF-8 and ASCII bytes end them). Classes:
+/// 0 = not a name character, `START` = may start a name, `COLON`, `INNER` =
+/// only after the first character.
+const START: u8 = 1;
+const COLON: u8 = 2;
+const INNER: u8 = 3;
+static NAME_CHARS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if c == b':' {
+            COLON
+        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            START
+        } else if c.is_ascii_digit() || c == b'-' || c == b'.' {
+            INNER
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The offset of the first `first` immediately followed by `second`.
+fn find_pair(bytes: &[u8], first: u8, second: u8) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &bytes[from..]) {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&second) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The offset of the first `]]>`.
+fn find_cdata_end(bytes: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = find_pair(&bytes[from..], b']', b']').map(|i| from + i) {
+        if bytes.get(at + 2) == Some(&b'>') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {
+    while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        i += 1;
+    }
+    i
+}
+
+/// The `encoding="..."` value of an XML declaration.
+fn declared_encoding(attributes: &str) -> Option<&str> {
+    let after = &attributes[attributes.find("encoding")? + "encoding".len()..];
+    let after = after.trim_start().strip_prefix('=')?.trim_start();
+    let quote = after.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let value = &after[1..];
+    value.find(quote).map(|end| &value[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(input: &str) -> Result<Vec<Token<'_>>, LexError> {
+        let mut lexer = Lexer::new(input);
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token()?;
+            if t == Token::Eof || t == Token::Doctype {
+                out.push(t);
+                return Ok(out);
+            }
+            out.push(t);
+        }
+    }
+
+    #[test]
+    fn tokenizes_s3_shapes() {
+        use Token::*;
+        let t = tokens("<?xml version=\"1.0\" encoding='UTF-8'?>\n<a xmlns=\"x\" b = 'y>'><k>v&amp;w</k><e/><f\n/><!-- c --><![CDATA[<x>]]><?pi z?></a >")
+            .unwrap();
+        assert_eq!(
+            t,
+            [
+                Declaration {
+                    encoding: Some("UTF-8")
+                },
+                Text("\n"),
+                Start {
+                    local: "a",
+                    empty: false
+                },
+                Start {
+                    local: "k",
+                    empty: false
+                },
+                Text("v"),
+                Reference("amp"),
+                Text("w"),
+                End,
+                Start {
+                    local: "e",
+                    empty: true
+                },
+                Start {
+                    local: "f",
+                    empty: true
+                },
+                Ignorable,
+                CData("<x>"),
+                Ignorable,
+                End,
+                Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_markup() {
+        for (input, at) in [
+            ("<a></b>", 3),
+            ("<a>", 3),
+            ("<a", 0),
+            ("<a b>", 4),
+            ("<a b=c>", 5),
+            ("<a b=\"c>", 5),
+            ("<a b=\"<\">", 5),
+            ("<1a/>", 1),
+            ("</a>", 0),
+            ("<a>&amp</a>", 3),
+            ("<a>&<;</a>", 3),
+            ("<a>&;</a>", 3),
+            ("<a::b/>", 3),
+            ("<a:/>", 3),
+            ("<a><!-- x -- y --></a>", 10),
+            ("<a><!-- x</a>", 3),
+            ("<a><![CDATA[x</a>", 3),
+            ("<a><!ELEMENT x></a>", 3),
+            ("<a/><?xml version=\"1.0\"?>", 4),
+            ("<a>< b/></a>", 4),
+            ("<a></a b>", 7),
+        ] {
+            let err = tokens(input).unwrap_err();
+            assert_eq!(err.1, at, "{input:?}: {err:?}");
+        }
+        assert_eq!(
+            tokens("<a></b>").unwrap_err().0,
+            Malformed::MismatchedEndTag {
+                expected: "a".into(),
+                found: "b".into()
+            }
+        );
+        assert_eq!(
+            tokens("<!DOCTYPE a [<!ENTITY x 'y'>]><a/>").unwrap(),
+            [Token::Doctype]
+        );
+    }
+
+    #[test]
+    fn declaration_encoding() {
+        assert_eq!(
+            declared_encoding(" version=\"1.0\" encoding = \"latin1\""),
+            Some("latin1")
+        );
+        assert_eq!(declared_encoding(" version=\"1.0\""), None);
+        assert_eq!(declared_encoding(" encoding=\"x"), None);
+    }
+}
