@@ -29,8 +29,8 @@ pub enum Error {
         /// The base64 value computed over the received bytes.
         computed: String,
     },
-    /// Presigning failed in the signer.
-    Presign(String),
+    /// Presigning failed in the signer (bad credentials, expiry out of range, ...).
+    Presign(s3_sigv4::Error),
 }
 
 impl Error {
@@ -80,12 +80,20 @@ impl fmt::Display for Error {
                 f,
                 "{algorithm} checksum mismatch: server sent {expected}, received data hashes to {computed}"
             ),
-            Error::Presign(message) => write!(f, "presigning failed: {message}"),
+            Error::Presign(error) => write!(f, "presigning failed: {error}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::MalformedResponse(MalformedResponse::Xml { error, .. }) => Some(error),
+            Error::Presign(error) => Some(error),
+            _ => None,
+        }
+    }
+}
 
 impl From<InvalidInput> for Error {
     fn from(input: InvalidInput) -> Self {

@@ -121,7 +121,7 @@ fn ok<T>(result: Result<T, Error>) -> Result<(), Error> {
 fn get_object(get: &GetObject, response: Response<Bytes>) -> Result<(), Error> {
     let (parts, body) = response.into_parts();
     let output = get.response_head(&parts)?;
-    if let Some(mut validator) = output.head.checksums.validator() {
+    if let Some(mut validator) = output.head.checksum_validator() {
         validator.update(&body);
         validator.finish()?;
     }

@@ -74,5 +74,5 @@ pub fn presign<O: Presignable>(
     let params = SigningParams::new(endpoint.region(), "s3", time, PayloadHash::Unsigned);
     signer
         .presign(&request, credentials, &params, expires_in)
-        .map_err(|error| Error::Presign(error.to_string()))
+        .map_err(Error::Presign)
 }

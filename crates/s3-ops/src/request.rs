@@ -2,7 +2,7 @@
 //! operation module uses to assemble method, URI, query and headers.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
+use std::fmt::{self, Display};
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, HeaderName, HeaderValue};
@@ -88,13 +88,43 @@ impl Body {
 ///
 /// `Content-Length` is set to the payload length; a transport that switches to aws-chunked
 /// encoding replaces it with the encoded length and sets `x-amz-decoded-content-length`.
-#[derive(Debug)]
+/// `Debug` redacts secrets carried in headers (SSE-C keys, credentials).
 pub struct OperationRequest {
     /// Method, URI (path and query already percent-encoded as SigV4 canonicalizes them for
     /// S3) and headers. `Host` is left to the transport (it is the URI's authority).
     pub request: Request<()>,
     /// The body to send.
     pub body: Body,
+}
+
+impl fmt::Debug for OperationRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SECRET_HEADERS: [&str; 4] = [
+            "authorization",
+            "x-amz-security-token",
+            "x-amz-server-side-encryption-customer-key",
+            "x-amz-copy-source-server-side-encryption-customer-key",
+        ];
+        let headers: Vec<(&str, &str)> = self
+            .request
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                let shown = if SECRET_HEADERS.contains(&name.as_str()) {
+                    "<redacted>"
+                } else {
+                    value.to_str().unwrap_or("<binary>")
+                };
+                (name.as_str(), shown)
+            })
+            .collect();
+        f.debug_struct("OperationRequest")
+            .field("method", self.request.method())
+            .field("uri", self.request.uri())
+            .field("headers", &headers)
+            .field("body", &self.body)
+            .finish()
+    }
 }
 
 /// Assembles a request. Setters record the first error and `build` returns it, so operation

@@ -165,10 +165,72 @@ fn get_object_decodes_a_ranged_response() {
     assert_eq!(head.ids.request_id.as_deref(), Some("R1"));
     assert_eq!(head.ids.extended_request_id.as_deref(), Some("H1"));
     assert_eq!(head.tag_count, Some(2));
-    // CRC32("hello") = 0x3610a686 -> base64 "NhCmhg==": the announced value validates.
+    // CRC32("hello") = 0x3610a686 -> base64 "NhCmhg==": the announced value validates
+    // the body, but a partial (206) body is not checked against it.
     let mut validator = head.checksums.validator().unwrap();
     validator.update(&output.body);
     assert_eq!(validator.finish(), Ok(()));
+    assert!(head.checksum_validator().is_none());
+}
+
+#[test]
+fn streamed_body_validation_catches_corruption() {
+    let get = GetObject::new(bucket(), key("k")).checksum_mode(true);
+    let headers = [
+        ("content-length", "5"),
+        ("x-amz-checksum-crc32c", "mnG7TA=="), // CRC32C("hello") = 0x9a71bb4c
+    ];
+    let (parts, _) = response(200, &headers, "").into_parts();
+    let output = get.response_head(&parts).unwrap();
+    let mut good = output.head.checksum_validator().unwrap();
+    good.update(b"he");
+    good.update(b"llo");
+    assert_eq!(good.finish(), Ok(()));
+    let mut bad = output.head.checksum_validator().unwrap();
+    bad.update(b"hellp");
+    let error = bad.finish().unwrap_err();
+    assert!(matches!(error, Error::ChecksumMismatch { .. }), "{error:?}");
+    assert_eq!(error.retry_class(), RetryClass::Transient);
+    // A whole-object 206 is still validated; a composite multipart value is not.
+    let whole = [
+        ("content-range", "bytes 0-4/5"),
+        ("x-amz-checksum-crc32c", "mnG7TA=="),
+    ];
+    let (parts, _) = response(206, &whole, "").into_parts();
+    assert!(
+        get.response_head(&parts)
+            .unwrap()
+            .head
+            .checksum_validator()
+            .is_some()
+    );
+    let composite = [
+        ("x-amz-checksum-crc32c", "mnG7TA==-3"),
+        ("x-amz-checksum-type", "COMPOSITE"),
+    ];
+    let (parts, _) = response(200, &composite, "").into_parts();
+    assert!(
+        get.response_head(&parts)
+            .unwrap()
+            .head
+            .checksum_validator()
+            .is_none()
+    );
+}
+
+#[test]
+fn debug_output_redacts_sse_c_keys() {
+    let request = GetObject::new(bucket(), key("k"))
+        .sse_customer_key(SseCustomerKey::new([9u8; 32]))
+        .request(&aws())
+        .unwrap();
+    let encoded_key = request.request.headers()["x-amz-server-side-encryption-customer-key"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let debug = format!("{request:?}");
+    assert!(!debug.contains(&encoded_key), "{debug}");
+    assert!(debug.contains("<redacted>"), "{debug}");
 }
 
 #[test]

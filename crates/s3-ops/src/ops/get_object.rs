@@ -17,7 +17,7 @@ use crate::response::decode;
 ///
 /// Transports that stream the body call [`GetObject::response_head`] on a successful
 /// response head and read the body themselves (validating it with
-/// `output.head.checksums.validator()` when checksum mode is on); for error statuses they
+/// [`ObjectHead::checksum_validator`] when checksum mode is on); for error statuses they
 /// buffer the body and call [`Operation::response`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GetObject {

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http::response::Parts;
 use http::{Method, Response};
 
-use crate::checksum::ResponseChecksums;
+use crate::checksum::{ChecksumValidator, ResponseChecksums};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
@@ -255,6 +255,19 @@ impl ContentRange {
 }
 
 impl ObjectHead {
+    /// A validator for the body of this response, if S3 sent a checksum that covers it:
+    /// not for composite multipart values (`...-N`), and not for partial (206) bodies
+    /// unless the range is the whole object.
+    pub fn checksum_validator(&self) -> Option<ChecksumValidator> {
+        let partial = self.content_range.is_some_and(|range| {
+            range.first != 0 || range.total != Some(range.last.saturating_add(1))
+        });
+        if partial {
+            return None;
+        }
+        self.checksums.validator()
+    }
+
     pub(crate) fn from_parts(parts: &Parts) -> Result<Self, Error> {
         let head = Head(&parts.headers);
         let content_range = match head.string("content-range") {
