@@ -82,5 +82,6 @@ pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{ETag, Timestamp};
 pub use types::{
-    ByteRange, CannedAcl, Conditions, ServerSideEncryption, SseCustomerKey, StorageClass,
+    ByteRange, CannedAcl, Conditions, ContentRange, ServerSideEncryption, SseCustomerKey,
+    StorageClass,
 };

@@ -71,6 +71,54 @@ impl fmt::Display for ByteRange {
     }
 }
 
+/// A parsed `Content-Range: bytes first-last/total` response header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentRange {
+    /// First byte offset.
+    pub first: u64,
+    /// Last byte offset (inclusive).
+    pub last: u64,
+    /// Full object size, unless the server sent `*`.
+    pub total: Option<u64>,
+}
+
+impl ContentRange {
+    /// Parses `bytes first-last/total` (or `/*`); `None` if malformed or inconsistent.
+    pub fn parse(value: &str) -> Option<Self> {
+        let (range, total) = value.strip_prefix("bytes ")?.split_once('/')?;
+        let (first, last) = range.split_once('-')?;
+        let first = first.parse().ok()?;
+        let last: u64 = last.parse().ok()?;
+        let total = match total {
+            "*" => None,
+            total => Some(total.parse().ok()?),
+        };
+        (first <= last && total.is_none_or(|t| last < t)).then_some(ContentRange {
+            first,
+            last,
+            total,
+        })
+    }
+
+    /// Reads the `Content-Range` header, if any; a garbled one is a malformed response.
+    pub fn from_headers(headers: &http::HeaderMap) -> Result<Option<Self>, Error> {
+        let Some(value) = headers.get(http::header::CONTENT_RANGE) else {
+            return Ok(None);
+        };
+        value
+            .to_str()
+            .ok()
+            .and_then(ContentRange::parse)
+            .map(Some)
+            .ok_or_else(|| Error::malformed(format!("invalid Content-Range {value:?}")))
+    }
+
+    /// True if the range is the whole object (`bytes 0-(n-1)/n`).
+    pub fn is_whole_object(&self) -> bool {
+        self.first == 0 && self.total == Some(self.last.saturating_add(1))
+    }
+}
+
 /// Conditional request headers (`If-Match`, `If-None-Match`, `If-Modified-Since`,
 /// `If-Unmodified-Since`), or their `x-amz-copy-source-if-*` twins for copy sources.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
-use crate::types::{ByteRange, Conditions, SseCustomerKey, StorageClass};
+use crate::types::{ByteRange, Conditions, ContentRange, SseCustomerKey, StorageClass};
 
 /// What identifies an object version and how to read it; shared by HeadObject and
 /// GetObject (both take the same selectors and conditions).
@@ -225,44 +225,15 @@ pub struct ObjectHead {
     pub ids: RequestIds,
 }
 
-/// A parsed `Content-Range: bytes first-last/total` header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ContentRange {
-    /// First byte offset.
-    pub first: u64,
-    /// Last byte offset (inclusive).
-    pub last: u64,
-    /// Full object size, unless the server sent `*`.
-    pub total: Option<u64>,
-}
-
-impl ContentRange {
-    fn parse(value: &str) -> Option<Self> {
-        let (range, total) = value.strip_prefix("bytes ")?.split_once('/')?;
-        let (first, last) = range.split_once('-')?;
-        let first = first.parse().ok()?;
-        let last: u64 = last.parse().ok()?;
-        let total = match total {
-            "*" => None,
-            total => Some(total.parse().ok()?),
-        };
-        (first <= last && total.is_none_or(|t| last < t)).then_some(ContentRange {
-            first,
-            last,
-            total,
-        })
-    }
-}
-
 impl ObjectHead {
     /// A validator for the body of this response, if S3 sent a checksum that covers it:
     /// not for composite multipart values (`...-N`), and not for partial (206) bodies
     /// unless the range is the whole object.
     pub fn checksum_validator(&self) -> Option<ChecksumValidator> {
-        let partial = self.content_range.is_some_and(|range| {
-            range.first != 0 || range.total != Some(range.last.saturating_add(1))
-        });
-        if partial {
+        if self
+            .content_range
+            .is_some_and(|range| !range.is_whole_object())
+        {
             return None;
         }
         self.checksums.validator()
