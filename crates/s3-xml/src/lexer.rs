@@ -35,7 +35,37 @@ pub(crate) enum Token<'a> {
 pub(crate) struct Lexer<'a> {
     input: &'a str,
     pos: usize,
-    open: Vec<&'a str>,
+    open: NameStack<'a>,
+}
+
+/// The names of the open elements: the first levels inline, so that a
+/// typical document needs no allocation for them.
+struct NameStack<'a> {
+    inline: [&'a str; 16],
+    len: usize,
+    deeper: Vec<&'a str>,
+}
+
+impl<'a> NameStack<'a> {
+    fn push(&mut self, name: &'a str) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = name,
+            None => self.deeper.push(name),
+        }
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<&'a str> {
+        self.len = self.len.checked_sub(1)?;
+        match self.inline.get(self.len) {
+            Some(name) => Some(*name),
+            None => self.deeper.pop(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// A lexing error and the byte offset where it was found.
@@ -50,7 +80,11 @@ impl<'a> Lexer<'a> {
         Self {
             input,
             pos: 0,
-            open: Vec::with_capacity(8),
+            open: NameStack {
+                inline: [""; 16],
+                len: 0,
+                deeper: Vec::new(),
+            },
         }
     }
 
@@ -426,6 +460,26 @@ mod tests {
         assert_eq!(
             tokens("<!DOCTYPE a [<!ENTITY x 'y'>]><a/>").unwrap(),
             [Token::Doctype]
+        );
+    }
+
+    #[test]
+    fn deep_nesting_beyond_the_inline_stack() {
+        let names: Vec<String> = (0..40).map(|i| format!("e{i}")).collect();
+        let open: String = names.iter().map(|n| format!("<{n}>")).collect();
+        let close: String = names.iter().rev().map(|n| format!("</{n}>")).collect();
+        let doc = format!("{open}{close}");
+        assert_eq!(tokens(&doc).unwrap().len(), 81);
+        let mut wrong = format!("{open}{close}");
+        let len = wrong.len();
+        wrong.replace_range(len - 15.., "</e1></e2></e0>");
+        let err = tokens(&wrong).unwrap_err();
+        assert_eq!(
+            err.0,
+            Malformed::MismatchedEndTag {
+                expected: "e2".into(),
+                found: "e1".into()
+            }
         );
     }
 

@@ -1,6 +1,8 @@
 //! ListObjectVersions: `<ListVersionsResult>`.
 
-use crate::common::{DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required};
+use crate::common::{
+    DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required, reserve_page,
+};
 use crate::reader::XmlReader;
 use crate::{ETag, Error, Owner, Timestamp};
 
@@ -199,7 +201,10 @@ impl DecodeBody for ListObjectVersionsResult {
                         XmlReader::string,
                     )?;
                 }
-                "MaxKeys" => r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?,
+                "MaxKeys" => {
+                    r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?;
+                    reserve_page(&mut out.entries, out.max_keys);
+                }
                 "IsTruncated" => r.put(&mut is_truncated, "IsTruncated", XmlReader::bool_value)?,
                 "EncodingType" => {
                     r.put(&mut out.encoding_type, "EncodingType", XmlReader::string)?;

@@ -1,6 +1,8 @@
 //! ListObjectsV2 and ListObjects (v1): `<ListBucketResult>`.
 
-use crate::common::{DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required};
+use crate::common::{
+    DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required, reserve_page,
+};
 use crate::reader::XmlReader;
 use crate::{ETag, Error, Owner, Timestamp};
 
@@ -123,7 +125,10 @@ impl DecodeBody for ListObjectsV2Result {
                         XmlReader::string,
                     )?;
                 }
-                "KeyCount" => r.put(&mut out.key_count, "KeyCount", XmlReader::u64_value)?,
+                "KeyCount" => {
+                    r.put(&mut out.key_count, "KeyCount", XmlReader::u64_value)?;
+                    reserve_page(&mut out.contents, out.key_count);
+                }
                 "MaxKeys" => r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?,
                 "IsTruncated" => r.put(&mut is_truncated, "IsTruncated", XmlReader::bool_value)?,
                 "EncodingType" => {
@@ -203,7 +208,10 @@ impl DecodeBody for ListObjectsResult {
                 "Delimiter" => r.put(&mut out.delimiter, "Delimiter", XmlReader::string)?,
                 "Marker" => r.put(&mut out.marker, "Marker", XmlReader::string)?,
                 "NextMarker" => r.put(&mut out.next_marker, "NextMarker", XmlReader::string)?,
-                "MaxKeys" => r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?,
+                "MaxKeys" => {
+                    r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?;
+                    reserve_page(&mut out.contents, out.max_keys);
+                }
                 "IsTruncated" => r.put(&mut is_truncated, "IsTruncated", XmlReader::bool_value)?,
                 "EncodingType" => {
                     r.put(&mut out.encoding_type, "EncodingType", XmlReader::string)?;
