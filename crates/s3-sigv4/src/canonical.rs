@@ -7,7 +7,9 @@ use std::ops::Range;
 
 use http::HeaderMap;
 
-use crate::encoding::{normalize_encoded_into, uri_encode_into};
+use crate::encoding::{
+    is_canonical_escape, is_unreserved, normalize_encoded_into, uri_encode_into,
+};
 use crate::error::InvalidUri;
 use crate::params::{HeaderSelection, UriRules};
 
@@ -68,10 +70,130 @@ pub(crate) fn canonical_query_into(query: &str, out: &mut Vec<u8>) -> Result<(),
     if query.is_empty() {
         return Ok(());
     }
-    // Normalize every pair into scratch space at the end of `out`, sort the
-    // pair ranges, then append the pairs in order and drop the scratch space.
-    let scratch_start = out.len();
-    let mut pairs: Vec<QueryPair> = Vec::with_capacity(query.len() / 8 + 1);
+    // Queries built with `uri_encode` are already canonical: then only the
+    // order changes and every pair is copied once. Otherwise normalize first.
+    match canonical_pairs(query) {
+        Some(pairs) => {
+            write_sorted_pairs(pairs, query.len(), out);
+            Ok(())
+        }
+        None => {
+            let normalized = normalize_query(query)?;
+            let pairs = canonical_pairs(&normalized).unwrap_or_default();
+            write_sorted_pairs(pairs, normalized.len(), out);
+            Ok(())
+        }
+    }
+}
+
+/// One `name[=value]` pair of a query already in canonical encoding.
+struct QueryPair<'a> {
+    /// The first 8 bytes of the name, big-endian and zero-padded: orders like
+    /// the name itself (canonical names contain no zero byte), so most
+    /// comparisons are one integer compare.
+    prefix: u64,
+    name: &'a [u8],
+    value: &'a [u8],
+    /// The whole pair as written, when it has an `=`.
+    whole: Option<&'a [u8]>,
+}
+
+/// Splits a query into pairs if every name and value is already canonical
+/// (one pass over the bytes; `None` at the first byte that needs rewriting).
+fn canonical_pairs(query: &[u8]) -> Option<Vec<QueryPair<'_>>> {
+    let mut pairs = Vec::with_capacity(query.len() / 12 + 1);
+    let mut pair_start = 0;
+    let mut equals: Option<usize> = None;
+    let mut index = 0;
+    loop {
+        index += plain_run_len(&query[index..]);
+        match query.get(index) {
+            Some(b'=') if equals.is_none() => {
+                equals = Some(index);
+                index += 1;
+            }
+            Some(b'%') if is_canonical_escape(query, index) => index += 3,
+            Some(b'&') | None => {
+                if index > pair_start {
+                    let pair = &query[pair_start..index];
+                    pairs.push(QueryPair::new(pair, equals.map(|eq| eq - pair_start)));
+                }
+                if index >= query.len() {
+                    return Some(pairs);
+                }
+                index += 1;
+                pair_start = index;
+                equals = None;
+            }
+            // A second `=`, a bad escape or a byte that must be encoded.
+            Some(_) => return None,
+        }
+    }
+}
+
+/// Length of the leading run of unreserved bytes. Checks eight bytes per
+/// step without branching on each one: query components are short runs
+/// separated by `=`, `&` and escapes, so per-byte branches mispredict a lot.
+#[inline]
+fn plain_run_len(bytes: &[u8]) -> usize {
+    let mut index = 0;
+    for block in bytes.chunks_exact(8) {
+        let all_plain = block.iter().fold(true, |all, &b| all & is_unreserved(b));
+        if !all_plain {
+            break;
+        }
+        index += 8;
+    }
+    while bytes.get(index).is_some_and(|&b| is_unreserved(b)) {
+        index += 1;
+    }
+    index
+}
+
+impl<'a> QueryPair<'a> {
+    fn new(pair: &'a [u8], equals: Option<usize>) -> Self {
+        let (name, value, whole) = match equals {
+            Some(eq) => (&pair[..eq], &pair[eq + 1..], Some(pair)),
+            None => (pair, &b""[..], None),
+        };
+        let mut prefix = [0u8; 8];
+        let head = name.len().min(8);
+        prefix[..head].copy_from_slice(&name[..head]);
+        Self {
+            prefix: u64::from_be_bytes(prefix),
+            name,
+            value,
+            whole,
+        }
+    }
+}
+
+fn write_sorted_pairs(mut pairs: Vec<QueryPair<'_>>, size_hint: usize, out: &mut Vec<u8>) {
+    pairs.sort_unstable_by(|a, b| {
+        a.prefix
+            .cmp(&b.prefix)
+            .then_with(|| a.name.cmp(b.name))
+            .then_with(|| a.value.cmp(b.value))
+    });
+    out.reserve(size_hint + pairs.len());
+    for (index, pair) in pairs.iter().enumerate() {
+        if index > 0 {
+            out.push(b'&');
+        }
+        match pair.whole {
+            Some(whole) => out.extend_from_slice(whole),
+            None => {
+                out.extend_from_slice(pair.name);
+                out.push(b'=');
+            }
+        }
+    }
+}
+
+/// Rewrites a query with every name and value in canonical encoding (pair
+/// order kept, empty pairs dropped, `=` added to valueless names).
+fn normalize_query(query: &[u8]) -> Result<Vec<u8>, InvalidUri> {
+    let mut normalized = Vec::with_capacity(query.len() + query.len() / 2);
     let mut offset = 0;
     for pair in query.split(|&b| b == b'&') {
         let pair_offset = offset;
@@ -83,42 +205,16 @@ pub(crate) fn canonical_query_into(query: &str, out: &mut Vec<u8>) -> Result<(),
             Some(eq) => (&pair[..eq], &pair[eq + 1..]),
             None => (pair, &b""[..]),
         };
-        let name_start = out.len();
-        normalize_encoded_into(name, false, "query", out)
-            .map_err(|e| shift_offset(e, pair_offset))?;
-        let value_start = out.len();
-        normalize_encoded_into(value, false, "query", out)
-            .map_err(|e| shift_offset(e, pair_offset + name.len() + 1))?;
-        pairs.push(QueryPair {
-            name: name_start..value_start,
-            value: value_start..out.len(),
-        });
-    }
-    let scratch_end = out.len();
-    {
-        let scratch = &out[..];
-        pairs.sort_unstable_by(|a, b| {
-            scratch[a.name.clone()]
-                .cmp(&scratch[b.name.clone()])
-                .then_with(|| scratch[a.value.clone()].cmp(&scratch[b.value.clone()]))
-        });
-    }
-    out.reserve(scratch_end - scratch_start + pairs.len() * 2);
-    for (index, pair) in pairs.iter().enumerate() {
-        if index > 0 {
-            out.push(b'&');
+        if !normalized.is_empty() {
+            normalized.push(b'&');
         }
-        out.extend_from_within(pair.name.clone());
-        out.push(b'=');
-        out.extend_from_within(pair.value.clone());
+        normalize_encoded_into(name, false, "query", &mut normalized)
+            .map_err(|e| shift_offset(e, pair_offset))?;
+        normalized.push(b'=');
+        normalize_encoded_into(value, false, "query", &mut normalized)
+            .map_err(|e| shift_offset(e, pair_offset + name.len() + 1))?;
     }
-    out.drain(scratch_start..scratch_end);
-    Ok(())
-}
-
-struct QueryPair {
-    name: Range<usize>,
-    value: Range<usize>,
+    Ok(normalized)
 }
 
 fn shift_offset(error: InvalidUri, by: usize) -> InvalidUri {
@@ -130,6 +226,9 @@ fn shift_offset(error: InvalidUri, by: usize) -> InvalidUri {
         other => other,
     }
 }
+
+/// A signed header: name, position in the map, value.
+type HeaderEntry<'a> = (&'a str, usize, &'a [u8]);
 
 /// Appends `name:value\n` for every signed header (sorted by name, repeated
 /// headers joined with `,` in order, values trimmed and inner runs of spaces
@@ -143,22 +242,37 @@ pub(crate) fn canonical_headers_into(
     selection: &HeaderSelection,
     out: &mut Vec<u8>,
 ) -> Range<usize> {
-    let mut entries: Vec<(&str, usize, &[u8])> = Vec::with_capacity(headers.len() + 1);
+    // Typical requests have a handful of headers: sort references to them on
+    // the stack and only allocate for unusually many.
+    const ON_STACK: usize = 16;
+    let needed = headers.len() + 1;
+    let mut stack: [HeaderEntry<'_>; ON_STACK] = [("", 0, &[]); ON_STACK];
+    let mut heap: Vec<HeaderEntry<'_>> = Vec::new();
+    let storage: &mut [HeaderEntry<'_>] = if needed <= ON_STACK {
+        &mut stack[..]
+    } else {
+        heap.resize(needed, ("", 0, &[]));
+        &mut heap[..]
+    };
+    let mut count = 0;
     for (index, (name, value)) in headers.iter().enumerate() {
         let name = name.as_str();
         let value = value.as_bytes();
         if selection.signs(name, value) {
-            entries.push((name, index, value));
+            storage[count] = (name, index, value);
+            count += 1;
         }
     }
     if let Some(host) = host {
-        entries.push(("host", usize::MAX, host));
+        storage[count] = ("host", usize::MAX, host);
+        count += 1;
     }
+    let entries = &mut storage[..count];
     // The index keeps repeated headers in their original order.
     entries.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
 
     let mut previous: Option<&str> = None;
-    for &(name, _, value) in &entries {
+    for &(name, _, value) in entries.iter() {
         if previous == Some(name) {
             out.push(b',');
         } else {
@@ -177,7 +291,7 @@ pub(crate) fn canonical_headers_into(
     out.push(b'\n');
     let signed_start = out.len();
     previous = None;
-    for &(name, _, _) in &entries {
+    for &(name, _, _) in entries.iter() {
         if previous == Some(name) {
             continue;
         }
@@ -207,28 +321,25 @@ fn write_trimmed_value(value: &[u8], out: &mut Vec<u8>) {
         .rposition(|&b| !is_blank(b))
         .map_or(start, |i| i + 1);
     let value = &value[start..end];
-    let mut run_start = 0;
-    let mut index = 0;
-    while index < value.len() {
-        if !is_blank(value[index]) {
-            index += 1;
-            continue;
-        }
-        // `value[index]` starts a blank run; a lone space needs no rewrite.
-        let run_end = value[index..]
-            .iter()
-            .position(|&b| !is_blank(b))
-            .map_or(value.len(), |n| index + n);
-        if run_end - index == 1 && value[index] == b' ' {
-            index = run_end;
-            continue;
-        }
-        out.extend_from_slice(&value[run_start..index]);
-        out.push(b' ');
-        run_start = run_end;
-        index = run_end;
+    // Most values have no tab and no double space: copy them whole.
+    let needs_folding = value
+        .windows(2)
+        .any(|pair| pair[0] == b'\t' || (is_blank(pair[0]) && is_blank(pair[1])));
+    if !needs_folding {
+        out.extend_from_slice(value);
+        return;
     }
-    out.extend_from_slice(&value[run_start..]);
+    let mut previous_blank = false;
+    out.reserve(value.len());
+    for &byte in value {
+        let blank = is_blank(byte);
+        if !blank {
+            out.push(byte);
+        } else if !previous_blank {
+            out.push(b' ');
+        }
+        previous_blank = blank;
+    }
 }
 
 #[cfg(test)]

@@ -348,11 +348,11 @@ impl ChunkEncoder {
         let signing = layout.mode.is_signed().then(|| {
             let time = params.time();
             let mut date_and_scope = Vec::with_capacity(64);
-            date_and_scope.extend_from_slice(time.amz_date().as_bytes());
+            date_and_scope.extend_from_slice(time.amz_date_bytes());
             date_and_scope.push(b'\n');
             write_scope(
                 &mut date_and_scope,
-                time.date(),
+                &time,
                 params.region(),
                 params.service(),
             );

@@ -20,6 +20,12 @@ const UNRESERVED: [bool; 256] = {
     table
 };
 
+/// Whether AWS leaves `byte` unencoded.
+#[inline]
+pub(crate) fn is_unreserved(byte: u8) -> bool {
+    UNRESERVED[usize::from(byte)]
+}
+
 /// Percent-encodes `input` with the AWS rules and returns the result.
 ///
 /// Every byte outside `A-Z a-z 0-9 - _ . ~` becomes `%XX` (uppercase hex); `/`
@@ -78,27 +84,61 @@ pub fn uri_decode(input: impl AsRef<[u8]>) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Length of the longest prefix of `input` that is already in canonical form:
+/// unreserved bytes, `/` when `keep_slash`, and `%XX` escapes with uppercase
+/// hex digits of bytes that are not unreserved.
+#[inline]
+pub(crate) fn canonical_prefix_len(input: &[u8], keep_slash: bool) -> usize {
+    let mut index = 0;
+    while let Some(&byte) = input.get(index) {
+        if UNRESERVED[usize::from(byte)] || (byte == b'/' && keep_slash) {
+            index += 1;
+        } else if byte == b'%' && is_canonical_escape(input, index) {
+            index += 3;
+        } else {
+            break;
+        }
+    }
+    index
+}
+
+#[inline]
+pub(crate) fn is_canonical_escape(input: &[u8], percent_at: usize) -> bool {
+    match (input.get(percent_at + 1), input.get(percent_at + 2)) {
+        (Some(&high), Some(&low)) if is_upper_hex(high) && is_upper_hex(low) => {
+            let decoded = (hex_value(high).unwrap_or(0) << 4) | hex_value(low).unwrap_or(0);
+            !UNRESERVED[usize::from(decoded)]
+        }
+        _ => false,
+    }
+}
+
+fn is_upper_hex(digit: u8) -> bool {
+    digit.is_ascii_digit() || (b'A'..=b'F').contains(&digit)
+}
+
 /// Writes the canonical (single) encoding of an already percent-encoded
 /// component: escapes of unreserved bytes are decoded, other escapes are kept
 /// with uppercase hex, and raw bytes outside the unreserved set are encoded.
 /// `/` is kept (raw or escaped, as given) when `keep_slash` is set.
 ///
 /// The result is the same whether the input was encoded by us, by another
-/// encoder with a different reserved set, or not at all.
+/// encoder with a different reserved set, or not at all. Canonical input is
+/// copied in one piece.
 pub(crate) fn normalize_encoded_into(
     input: &[u8],
     keep_slash: bool,
     component: &'static str,
     out: &mut Vec<u8>,
 ) -> Result<(), InvalidUri> {
-    let mut run_start = 0;
     let mut index = 0;
-    while let Some(&byte) = input.get(index) {
-        if UNRESERVED[usize::from(byte)] || (byte == b'/' && keep_slash) {
-            index += 1;
-            continue;
-        }
-        out.extend_from_slice(&input[run_start..index]);
+    loop {
+        let canonical = canonical_prefix_len(&input[index..], keep_slash);
+        out.extend_from_slice(&input[index..index + canonical]);
+        index += canonical;
+        let Some(&byte) = input.get(index) else {
+            return Ok(());
+        };
         if byte == b'%' {
             let decoded = decode_escape(input, index).ok_or(InvalidUri::BadPercentEncoding {
                 component,
@@ -114,10 +154,7 @@ pub(crate) fn normalize_encoded_into(
             push_percent(out, byte);
             index += 1;
         }
-        run_start = index;
     }
-    out.extend_from_slice(&input[run_start..]);
-    Ok(())
 }
 
 fn decode_escape(input: &[u8], percent_at: usize) -> Option<u8> {
@@ -144,13 +181,23 @@ fn push_percent(out: &mut Vec<u8>, byte: u8) {
     ]);
 }
 
+/// Two lowercase hex digits for every byte value.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut table = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = [HEX_LOWER[byte >> 4], HEX_LOWER[byte & 0xF]];
+        byte += 1;
+    }
+    table
+};
+
 /// Lowercase hex of a 32-byte digest.
 #[inline]
 pub(crate) fn hex32(bytes: &[u8; 32]) -> [u8; 64] {
     let mut out = [0u8; 64];
     for (pair, &byte) in out.chunks_exact_mut(2).zip(bytes) {
-        pair[0] = HEX_LOWER[usize::from(byte >> 4)];
-        pair[1] = HEX_LOWER[usize::from(byte & 0xF)];
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
     }
     out
 }

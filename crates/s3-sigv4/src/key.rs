@@ -33,14 +33,14 @@ fn keyed(key: &[u8]) -> HmacSha256 {
 /// Derives the signing key and returns an HMAC state keyed with it.
 pub(crate) fn derive_signing_mac(
     secret: &str,
-    date: &str,
+    date: &[u8],
     region: &str,
     service: &str,
 ) -> HmacSha256 {
     let mut secret_key = Vec::with_capacity(4 + secret.len());
     secret_key.extend_from_slice(b"AWS4");
     secret_key.extend_from_slice(secret.as_bytes());
-    let date_key = hmac(&secret_key, date.as_bytes());
+    let date_key = hmac(&secret_key, date);
     let region_key = hmac(&date_key, region.as_bytes());
     let service_key = hmac(&region_key, service.as_bytes());
     let signing_key = hmac(&service_key, b"aws4_request");
@@ -67,11 +67,11 @@ impl KeyCache {
     pub(crate) fn signing_mac(
         &self,
         secret: &str,
-        date: &str,
+        date: &[u8],
         region: &str,
         service: &str,
     ) -> HmacSha256 {
-        let date_bytes: [u8; 8] = match date.as_bytes().try_into() {
+        let date_bytes: [u8; 8] = match date.try_into() {
             Ok(bytes) => bytes,
             Err(_) => return derive_signing_mac(secret, date, region, service),
         };
@@ -135,19 +135,19 @@ mod tests {
     #[test]
     fn cache_reuses_and_evicts() {
         let cache = KeyCache::default();
-        let first = cache.signing_mac("s", "20130524", "us-east-1", "s3");
-        let again = cache.signing_mac("s", "20130524", "us-east-1", "s3");
+        let first = cache.signing_mac("s", b"20130524", "us-east-1", "s3");
+        let again = cache.signing_mac("s", b"20130524", "us-east-1", "s3");
         assert_eq!(cache.len(), 1);
         assert_eq!(
             first.chain_update(b"x").finalize().into_bytes(),
             again.chain_update(b"x").finalize().into_bytes()
         );
         for day in 0..20 {
-            cache.signing_mac("s", &format!("201305{day:02}"), "us-east-1", "s3");
+            cache.signing_mac("s", format!("201305{day:02}").as_bytes(), "us-east-1", "s3");
         }
         assert_eq!(cache.len(), CACHE_CAPACITY);
-        let other_secret = cache.signing_mac("t", "20130524", "us-east-1", "s3");
-        let fresh = derive_signing_mac("t", "20130524", "us-east-1", "s3");
+        let other_secret = cache.signing_mac("t", b"20130524", "us-east-1", "s3");
+        let fresh = derive_signing_mac("t", b"20130524", "us-east-1", "s3");
         assert_eq!(
             other_secret.chain_update(b"x").finalize().into_bytes(),
             fresh.chain_update(b"x").finalize().into_bytes()

@@ -41,12 +41,19 @@ mod chunked;
 mod credentials;
 mod encoding;
 mod error;
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 mod key;
 mod params;
 mod post_policy;
 mod request;
 mod signer;
 mod time;
+
+/// The `http` crate this signer works on, re-exported so callers use the same version.
+pub use http;
 
 pub use chunked::{
     CHUNK_TERMINATOR, ChunkEncoder, ChunkHeader, ChunkedLayout, MIN_CHUNK_SIZE, StreamingMode,
@@ -60,7 +67,7 @@ pub use params::{
     HeaderSelection, PayloadHash, SessionTokenPlacement, SigningParams, SigningSettings, UriRules,
 };
 pub use post_policy::{PostPolicy, PostPolicyForm};
-pub use request::SignableRequest;
+pub use request::{RawRequest, SignableRequest};
 pub use signer::{MAX_PRESIGN_EXPIRY, PresignedRequest, Signature, Signer, SigningReport};
 pub use time::SigningTime;
 

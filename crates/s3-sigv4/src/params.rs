@@ -53,22 +53,55 @@ impl PayloadHash {
         )
     }
 
+    /// The fixed value of every variant but [`PayloadHash::Sha256`].
+    fn constant(&self) -> Option<&'static str> {
+        Some(match self {
+            Self::Sha256(_) => return None,
+            Self::Unsigned => "UNSIGNED-PAYLOAD",
+            Self::Empty => EMPTY_SHA256,
+            Self::StreamingSigned => "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+            Self::StreamingSignedTrailer => "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
+            Self::StreamingUnsignedTrailer => "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+        })
+    }
+
     /// Writes the value used on the last line of the canonical request and in
     /// `x-amz-content-sha256` into `buf`, returning the written prefix.
     pub(crate) fn write_value<'a>(&self, buf: &'a mut [u8; 64]) -> &'a [u8] {
-        let text: &[u8] = match self {
-            Self::Sha256(digest) => {
-                *buf = hex32(digest);
-                return &buf[..];
+        match (self, self.constant()) {
+            (_, Some(text)) => {
+                buf[..text.len()].copy_from_slice(text.as_bytes());
+                &buf[..text.len()]
             }
-            Self::Unsigned => b"UNSIGNED-PAYLOAD",
-            Self::Empty => EMPTY_SHA256.as_bytes(),
-            Self::StreamingSigned => b"STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
-            Self::StreamingSignedTrailer => b"STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
-            Self::StreamingUnsignedTrailer => b"STREAMING-UNSIGNED-PAYLOAD-TRAILER",
-        };
-        buf[..text.len()].copy_from_slice(text);
-        &buf[..text.len()]
+            (Self::Sha256(digest), None) => {
+                *buf = hex32(digest);
+                &buf[..]
+            }
+            (_, None) => &buf[..0],
+        }
+    }
+
+    /// The `x-amz-content-sha256` header value when it is a constant (built
+    /// at compile time: no allocation, no validation); `None` for
+    /// [`PayloadHash::Sha256`].
+    pub(crate) fn constant_header_value(&self) -> Option<http::HeaderValue> {
+        use http::HeaderValue;
+        const UNSIGNED: HeaderValue = HeaderValue::from_static("UNSIGNED-PAYLOAD");
+        const EMPTY: HeaderValue = HeaderValue::from_static(EMPTY_SHA256);
+        const STREAMING: HeaderValue =
+            HeaderValue::from_static("STREAMING-AWS4-HMAC-SHA256-PAYLOAD");
+        const STREAMING_TRAILER: HeaderValue =
+            HeaderValue::from_static("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER");
+        const UNSIGNED_TRAILER: HeaderValue =
+            HeaderValue::from_static("STREAMING-UNSIGNED-PAYLOAD-TRAILER");
+        Some(match self {
+            Self::Sha256(_) => return None,
+            Self::Unsigned => UNSIGNED,
+            Self::Empty => EMPTY,
+            Self::StreamingSigned => STREAMING,
+            Self::StreamingSignedTrailer => STREAMING_TRAILER,
+            Self::StreamingUnsignedTrailer => UNSIGNED_TRAILER,
+        })
     }
 
     /// The value as a `String`.

@@ -238,7 +238,7 @@ fn credential_string(credentials: &Credentials, params: &SigningParams<'_>) -> S
     credential.push(b'/');
     write_scope(
         &mut credential,
-        params.time().date(),
+        &params.time(),
         params.region(),
         params.service(),
     );

@@ -73,6 +73,77 @@ impl SignableRequest for http::request::Parts {
     }
 }
 
+/// An owned request for HTTP stacks without `http::Request` (proxies, raw
+/// HTTP/1 writers): the target is kept exactly as it will be sent, so it may
+/// hold bytes `http::Uri` rejects.
+///
+/// ```
+/// use s3_sigv4::{Credentials, PayloadHash, RawRequest, Signer, SigningParams, SigningTime};
+/// let mut request = RawRequest::new("GET", "/bucket/key");
+/// request.scheme = Some("https".into());
+/// request.authority = Some("s3.amazonaws.com".into());
+/// let time = SigningTime::from_unix(1_369_353_600)?;
+/// let params = SigningParams::new("us-east-1", "s3", time, PayloadHash::Empty);
+/// Signer::new().sign_headers(&mut request, &Credentials::new("AKID", "secret", None), &params)?;
+/// assert!(request.headers.contains_key("authorization"));
+/// # Ok::<(), s3_sigv4::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RawRequest {
+    /// The method, e.g. `PUT`.
+    pub method: String,
+    /// The scheme, when the target is absolute.
+    pub scheme: Option<String>,
+    /// `host[:port]`, used when `headers` has no `host`.
+    pub authority: Option<String>,
+    /// The path as sent.
+    pub path: String,
+    /// The query as sent, without `?`.
+    pub query: Option<String>,
+    /// The headers.
+    pub headers: HeaderMap,
+}
+
+impl RawRequest {
+    /// A request with no headers; `target` is `path[?query]`.
+    pub fn new(method: impl Into<String>, target: &str) -> Self {
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+            None => (target.to_owned(), None),
+        };
+        Self {
+            method: method.into(),
+            path,
+            query,
+            ..Self::default()
+        }
+    }
+}
+
+impl SignableRequest for RawRequest {
+    fn method(&self) -> &str {
+        &self.method
+    }
+    fn scheme(&self) -> Option<&str> {
+        self.scheme.as_deref()
+    }
+    fn authority(&self) -> Option<&str> {
+        self.authority.as_deref()
+    }
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn query(&self) -> Option<&str> {
+        self.query.as_deref()
+    }
+    fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+    fn headers_mut(&mut self) -> &mut HeaderMap {
+        &mut self.headers
+    }
+}
+
 /// The `host` value to sign when the request has no `host` header: the
 /// authority without user info and without the scheme's default port (what
 /// HTTP clients send).

@@ -17,6 +17,7 @@ use crate::error::{Error, InvalidExpiry, InvalidHeader, InvalidParameter, Invali
 use crate::key::{HmacSha256, KeyCache};
 use crate::params::{SessionTokenPlacement, SigningParams};
 use crate::request::{SignableRequest, host_from_authority};
+use crate::time::SigningTime;
 
 pub(crate) const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 const X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
@@ -215,9 +216,10 @@ impl Signer {
         credentials: &Credentials,
         params: &SigningParams<'_>,
     ) -> Result<Signature, Error> {
-        let mut buf = Vec::with_capacity(512);
-        let computed = self.sign_headers_into(request, credentials, params, &mut buf)?;
-        Ok(computed.signature)
+        with_scratch(|buf| {
+            self.sign_headers_into(request, credentials, params, buf)
+                .map(|computed| computed.signature)
+        })
     }
 
     /// Like [`Signer::sign_headers`], and also returns the canonical request
@@ -255,16 +257,19 @@ impl Signer {
         let token = credentials.session_token();
 
         let headers = request.headers_mut();
+        // Room for date, content hash, token and authorization in one growth.
+        headers.reserve(4);
         headers.remove(AUTHORIZATION);
         headers.insert(
             X_AMZ_DATE,
             header_value(&X_AMZ_DATE, time.amz_date_bytes())?,
         );
         if settings.adds_content_sha256() {
-            headers.insert(
-                X_AMZ_CONTENT_SHA256,
-                header_value(&X_AMZ_CONTENT_SHA256, payload)?,
-            );
+            let value = match params.payload().constant_header_value() {
+                Some(constant) => constant,
+                None => header_value(&X_AMZ_CONTENT_SHA256, payload)?,
+            };
+            headers.insert(X_AMZ_CONTENT_SHA256, value);
         }
         match (token, settings.token_placement()) {
             (Some(token), SessionTokenPlacement::Signed) => {
@@ -278,22 +283,22 @@ impl Signer {
 
         let computed = self.compute(&*request, None, credentials, params, payload, buf)?;
 
+        // Exact capacity: `Bytes::from(Vec)` then takes the buffer as is.
         let mut authorization = Vec::with_capacity(
             ALGORITHM.len()
-                + 200
+                + " Credential=/".len()
+                + credentials.access_key_id().len()
+                + scope_len(params.region(), params.service())
+                + ", SignedHeaders=".len()
                 + computed.signed_headers.len()
-                + credentials.access_key_id().len(),
+                + ", Signature=".len()
+                + 64,
         );
         authorization.extend_from_slice(ALGORITHM.as_bytes());
         authorization.extend_from_slice(b" Credential=");
         authorization.extend_from_slice(credentials.access_key_id().as_bytes());
         authorization.push(b'/');
-        write_scope(
-            &mut authorization,
-            time.date(),
-            params.region(),
-            params.service(),
-        );
+        write_scope(&mut authorization, &time, params.region(), params.service());
         authorization.extend_from_slice(b", SignedHeaders=");
         authorization.extend_from_slice(&buf[computed.signed_headers.clone()]);
         authorization.extend_from_slice(b", Signature=");
@@ -374,12 +379,7 @@ impl Signer {
         let mut credential = Vec::with_capacity(96);
         credential.extend_from_slice(credentials.access_key_id().as_bytes());
         credential.push(b'/');
-        write_scope(
-            &mut credential,
-            time.date(),
-            params.region(),
-            params.service(),
-        );
+        write_scope(&mut credential, &time, params.region(), params.service());
         uri_encode_into(&credential, true, &mut query);
         query.extend_from_slice(b"&X-Amz-Date=");
         query.extend_from_slice(time.amz_date_bytes());
@@ -491,7 +491,7 @@ impl Signer {
     ) -> HmacSha256 {
         self.keys.signing_mac(
             credentials.secret_access_key(),
-            params.time().date(),
+            params.time().date_bytes(),
             params.region(),
             params.service(),
         )
@@ -541,7 +541,7 @@ impl Signer {
         buf.push(b'\n');
         buf.extend_from_slice(time.amz_date_bytes());
         buf.push(b'\n');
-        write_scope(buf, time.date(), params.region(), params.service());
+        write_scope(buf, &time, params.region(), params.service());
         buf.push(b'\n');
         buf.extend_from_slice(&hex32(&creq_hash));
         let sts_end = buf.len();
@@ -555,6 +555,28 @@ impl Signer {
             string_to_sign: sts_start..sts_end,
         })
     }
+}
+
+/// Runs `f` with this thread's reusable scratch buffer (empty on entry), so
+/// signing does not allocate a canonical-request buffer per call.
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    /// Buffers that grew beyond this are not kept.
+    const KEEP_AT_MOST: usize = 16 * 1024;
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            let result = f(&mut buf);
+            if buf.capacity() > KEEP_AT_MOST {
+                *buf = Vec::new();
+            }
+            result
+        }
+        // Re-entered (cannot happen through this crate's own calls): use a fresh buffer.
+        Err(_) => f(&mut Vec::with_capacity(512)),
+    })
 }
 
 struct PrecomputedParts<'a> {
@@ -573,9 +595,14 @@ fn report(buf: &[u8], computed: &Computed, authorization: String) -> SigningRepo
     }
 }
 
+/// Length of what [`write_scope`] writes.
+fn scope_len(region: &str, service: &str) -> usize {
+    "YYYYMMDD/".len() + region.len() + 1 + service.len() + "/aws4_request".len()
+}
+
 /// `date/region/service/aws4_request`.
-pub(crate) fn write_scope(out: &mut Vec<u8>, date: &str, region: &str, service: &str) {
-    out.extend_from_slice(date.as_bytes());
+pub(crate) fn write_scope(out: &mut Vec<u8>, time: &SigningTime, region: &str, service: &str) {
+    out.extend_from_slice(time.date_bytes());
     out.push(b'/');
     out.extend_from_slice(region.as_bytes());
     out.push(b'/');

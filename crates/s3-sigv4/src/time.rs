@@ -139,6 +139,11 @@ impl SigningTime {
     pub(crate) fn amz_date_bytes(&self) -> &[u8; 16] {
         &self.amz_date
     }
+
+    /// `YYYYMMDD` as bytes (no UTF-8 check on the hot path).
+    pub(crate) fn date_bytes(&self) -> &[u8] {
+        &self.amz_date[..8]
+    }
 }
 
 impl fmt::Debug for SigningTime {

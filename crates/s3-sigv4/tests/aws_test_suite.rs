@@ -6,10 +6,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{RawRequest, read_text, testdata};
+use common::{parse_request, read_text, testdata};
 use s3_sigv4::{
-    Credentials, PayloadHash, SessionTokenPlacement, Signer, SigningParams, SigningSettings,
-    SigningTime,
+    Credentials, PayloadHash, RawRequest, SessionTokenPlacement, Signer, SigningParams,
+    SigningSettings, SigningTime,
 };
 
 const ACCESS_KEY: &str = "AKIDEXAMPLE";
@@ -53,7 +53,8 @@ fn session_token(name: &str, request: &RawRequest) -> (Option<String>, SessionTo
             let sreq = read_text(&testdata(
                 "aws-sig-v4-test-suite/post-sts-token/post-sts-header-after/post-sts-header-after.sreq",
             ));
-            let token = RawRequest::parse(&sreq)
+            let token = parse_request(&sreq)
+                .0
                 .headers
                 .get("x-amz-security-token")
                 .map(|v| v.to_str().unwrap().to_owned());
@@ -76,13 +77,12 @@ fn every_case_matches() {
     for dir in &cases {
         let name = dir.file_name().unwrap().to_str().unwrap();
         let file = |ext: &str| read_text(&dir.join(format!("{name}.{ext}")));
-        let mut request = RawRequest::parse(&file("req"));
+        let (mut request, body) = parse_request(&file("req"));
         let (token, placement) = session_token(name, &request);
         let credentials = Credentials::new(ACCESS_KEY, SECRET_KEY, token.clone());
         let settings = SigningSettings::generic().session_token(placement);
-        let params =
-            SigningParams::new("us-east-1", "service", time, PayloadHash::of(&request.body))
-                .with_settings(&settings);
+        let params = SigningParams::new("us-east-1", "service", time, PayloadHash::of(&body))
+            .with_settings(&settings);
         let report = signer
             .sign_headers_with_report(&mut request, &credentials, &params)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
