@@ -5,10 +5,12 @@
 mod support;
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use s3_wire_tokio::credentials::MapEnv;
 use s3_wire_tokio::s3_ops::ops::copy_object::CopyObject;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
@@ -16,7 +18,9 @@ use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
-use s3_wire_tokio::{Body, Client, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind};
+use s3_wire_tokio::{
+    Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
+};
 use support::fault::{FaultServer, Recorded, Reply};
 use support::{aws_chunked, base64, crc32, sigv4};
 
@@ -742,4 +746,95 @@ async fn a_failed_page_is_yielded_and_ends_the_stream() {
     );
     assert!(pages.next_page().await.is_none());
     assert_eq!(server.request_count(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn plain_http_is_refused_for_non_loopback_endpoints_unless_opted_in() {
+    let build = |endpoint: &str, allow_http: bool| {
+        Client::builder()
+            .endpoint(endpoint)
+            .static_credentials(ACCESS_KEY, SECRET_KEY, None)
+            .allow_http(allow_http)
+            .build()
+    };
+    let err = build("http://storage.example.com", false).unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Config(_)), "{err:?}");
+    assert!(err.to_string().contains("http://"), "{err}");
+    assert!(build("http://storage.example.com", true).is_ok());
+    for loopback in [
+        "http://127.0.0.1:9000",
+        "http://localhost:9000",
+        "http://[::1]:9000",
+    ] {
+        assert!(build(loopback, false).is_ok(), "{loopback}");
+    }
+    assert!(build("https://storage.example.com", false).is_ok());
+}
+
+#[tokio::test]
+async fn missing_credentials_fail_before_anything_is_sent() {
+    let server = FaultServer::start_with_fallback([], Reply::ok("unused"));
+    let home = tempfile::tempdir().unwrap();
+    let env = MapEnv::new()
+        .with_home(home.path())
+        .with_var("AWS_ENDPOINT_URL", server.endpoint());
+    let client = ClientBuilder::from_env_with(Arc::new(env)).build().unwrap();
+    let err = client.get_object(get("k")).await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Credentials), "{err:?}");
+    let source = std::error::Error::source(&err).expect("the credentials error as source");
+    assert!(
+        source.to_string().contains("no credentials found"),
+        "{source}"
+    );
+    assert_eq!(server.request_count(), 0);
+}
+
+#[test]
+fn a_malformed_config_file_fails_the_build_with_its_location() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".aws")).unwrap();
+    std::fs::write(
+        home.path().join(".aws").join("config"),
+        "[default]\nregion = eu-west-1\nthis line is not a property\n",
+    )
+    .unwrap();
+    let env = MapEnv::new().with_home(home.path());
+    let err = ClientBuilder::from_env_with(Arc::new(env))
+        .build()
+        .unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Credentials), "{err:?}");
+    let source = std::error::Error::source(&err).expect("source").to_string();
+    assert!(source.contains("config, line 3"), "{source}");
+}
+
+#[tokio::test]
+async fn region_and_endpoint_come_from_the_environment_and_requests_are_signed_for_them() {
+    let server = FaultServer::start_with_fallback([], Reply::ok("x"));
+    let env = MapEnv::new()
+        .with_var("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .with_var("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .with_var("AWS_SESSION_TOKEN", "session-token-value")
+        .with_var("AWS_DEFAULT_REGION", "eu-north-1")
+        .with_var("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+        .with_var("AWS_ENDPOINT_URL_S3", server.endpoint());
+    let client = ClientBuilder::from_env_with(Arc::new(env)).build().unwrap();
+    assert_eq!(client.region(), "eu-north-1");
+    client.get_object(get("k")).await.unwrap();
+    let requests = server.requests();
+    let signed = sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    assert_eq!(signed.region, "eu-north-1");
+    assert_eq!(
+        requests[0].header("x-amz-security-token"),
+        Some("session-token-value")
+    );
+    assert!(
+        signed
+            .signed_headers
+            .iter()
+            .any(|h| h == "x-amz-security-token")
+    );
 }
