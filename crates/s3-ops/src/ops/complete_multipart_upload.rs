@@ -8,6 +8,7 @@ use crate::checksum::{Checksum, ChecksumType};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::ops::{validate_part_number, validate_upload_id};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -75,29 +76,16 @@ impl CompleteMultipartUpload {
         }
     }
 
-    /// The checksum of the whole object (`x-amz-checksum-*`), checked by S3 against the
-    /// assembled object (full-object CRCs; see [`Checksum::combine`]).
-    pub fn full_object_checksum(mut self, checksum: Checksum) -> Self {
-        self.full_object_checksum = Some(checksum);
-        self
-    }
-
-    /// `x-amz-checksum-type`, which must match CreateMultipartUpload's.
-    pub fn checksum_type(mut self, checksum_type: ChecksumType) -> Self {
-        self.checksum_type = Some(checksum_type);
-        self
-    }
-
-    /// `x-amz-mp-object-size`: S3 checks the assembled size against it.
-    pub fn object_size(mut self, size: u64) -> Self {
-        self.object_size = Some(size);
-        self
-    }
-
-    /// `If-Match`: complete only if the current object has this ETag.
-    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
-        self.if_match = Some(etag.into());
-        self
+    option_setters! {
+        /// The checksum of the whole object (`x-amz-checksum-*`), checked by S3 against the
+        /// assembled object (full-object CRCs; see [`Checksum::combine`]).
+        full_object_checksum: Checksum,
+        /// `x-amz-checksum-type`, which must match CreateMultipartUpload's.
+        checksum_type: ChecksumType,
+        /// `x-amz-mp-object-size`: S3 checks the assembled size against it.
+        object_size: u64,
+        /// `If-Match`: complete only if the current object has this ETag.
+        if_match: impl Into<String>,
     }
 
     /// `If-None-Match: *`: complete only if no object exists under the key.
@@ -106,16 +94,11 @@ impl CompleteMultipartUpload {
         self
     }
 
-    /// The upload was created with this SSE-C key.
-    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
-        self.sse_customer_key = Some(key);
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// The upload was created with this SSE-C key.
+        sse_customer_key: SseCustomerKey,
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 
     fn validate_parts(&self) -> Result<(), Error> {

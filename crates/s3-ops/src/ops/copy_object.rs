@@ -9,6 +9,7 @@ use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
 use crate::ops::copy_source::CopySource;
+use crate::ops::option_setters;
 use crate::ops::{ObjectAttributes, object_attribute_setters};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -87,30 +88,17 @@ impl CopyObject {
 
     object_attribute_setters!();
 
-    /// `x-amz-metadata-directive`. Content headers and user metadata given on this
-    /// request require [`Directive::Replace`] (S3 would silently ignore them otherwise).
-    pub fn metadata_directive(mut self, directive: Directive) -> Self {
-        self.metadata_directive = Some(directive);
-        self
-    }
-
-    /// `x-amz-tagging-directive`. Tags given on this request require
-    /// [`Directive::Replace`].
-    pub fn tagging_directive(mut self, directive: Directive) -> Self {
-        self.tagging_directive = Some(directive);
-        self
-    }
-
-    /// `x-amz-checksum-algorithm` for the new object.
-    pub fn checksum_algorithm(mut self, algorithm: ChecksumAlgorithm) -> Self {
-        self.checksum_algorithm = Some(algorithm);
-        self
-    }
-
-    /// `If-Match` on the destination.
-    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
-        self.if_match = Some(etag.into());
-        self
+    option_setters! {
+        /// `x-amz-metadata-directive`. Content headers and user metadata given on this
+        /// request require [`Directive::Replace`] (S3 would silently ignore them otherwise).
+        metadata_directive: Directive,
+        /// `x-amz-tagging-directive`. Tags given on this request require
+        /// [`Directive::Replace`].
+        tagging_directive: Directive,
+        /// `x-amz-checksum-algorithm` for the new object.
+        checksum_algorithm: ChecksumAlgorithm,
+        /// `If-Match` on the destination.
+        if_match: impl Into<String>,
     }
 
     /// `If-None-Match: *`: copy only if the destination does not exist.

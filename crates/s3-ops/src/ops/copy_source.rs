@@ -3,6 +3,7 @@
 use std::time::SystemTime;
 
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::request::RequestBuilder;
 use crate::types::{Conditions, SseCustomerKey};
 
@@ -31,10 +32,9 @@ impl CopySource {
         }
     }
 
-    /// From this version.
-    pub fn version_id(mut self, version_id: impl Into<String>) -> Self {
-        self.version_id = Some(version_id.into());
-        self
+    option_setters! {
+        /// From this version.
+        version_id: impl Into<String>,
     }
 
     /// `x-amz-copy-source-if-match`.
@@ -61,10 +61,9 @@ impl CopySource {
         self
     }
 
-    /// The source is encrypted with this SSE-C key.
-    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
-        self.sse_customer_key = Some(key);
-        self
+    option_setters! {
+        /// The source is encrypted with this SSE-C key.
+        sse_customer_key: SseCustomerKey,
     }
 
     /// The `x-amz-copy-source` header value.

@@ -6,6 +6,7 @@ use http::{Method, Response};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::BucketName;
+use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{Head, RequestIds, decode};
 use crate::types::CannedAcl;
@@ -46,23 +47,14 @@ impl CreateBucket {
         }
     }
 
-    /// `<LocationConstraint>`: the region to create the bucket in.
-    pub fn location(mut self, region: impl Into<String>) -> Self {
-        self.location = Some(region.into());
-        self
-    }
-
-    /// `x-amz-acl`.
-    pub fn acl(mut self, acl: CannedAcl) -> Self {
-        self.acl = Some(acl);
-        self
-    }
-
-    /// `x-amz-object-ownership` (`BucketOwnerEnforced`, `BucketOwnerPreferred`,
-    /// `ObjectWriter`).
-    pub fn object_ownership(mut self, ownership: impl Into<String>) -> Self {
-        self.object_ownership = Some(ownership.into());
-        self
+    option_setters! {
+        /// `<LocationConstraint>`: the region to create the bucket in.
+        location: impl Into<String>,
+        /// `x-amz-acl`.
+        acl: CannedAcl,
+        /// `x-amz-object-ownership` (`BucketOwnerEnforced`, `BucketOwnerPreferred`,
+        /// `ObjectWriter`).
+        object_ownership: impl Into<String>,
     }
 
     /// `x-amz-bucket-object-lock-enabled: true`.

@@ -9,6 +9,7 @@ use crate::checksum::{ChecksumAlgorithm, ChecksumType};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::ops::{ObjectAttributes, object_attribute_setters};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -62,17 +63,12 @@ impl CreateMultipartUpload {
 
     object_attribute_setters!();
 
-    /// `x-amz-checksum-algorithm`: every part will carry this checksum.
-    pub fn checksum_algorithm(mut self, algorithm: ChecksumAlgorithm) -> Self {
-        self.checksum_algorithm = Some(algorithm);
-        self
-    }
-
-    /// `x-amz-checksum-type`: composite (checksum of part checksums) or full-object
-    /// (CRCs only).
-    pub fn checksum_type(mut self, checksum_type: ChecksumType) -> Self {
-        self.checksum_type = Some(checksum_type);
-        self
+    option_setters! {
+        /// `x-amz-checksum-algorithm`: every part will carry this checksum.
+        checksum_algorithm: ChecksumAlgorithm,
+        /// `x-amz-checksum-type`: composite (checksum of part checksums) or full-object
+        /// (CRCs only).
+        checksum_type: ChecksumType,
     }
 }
 

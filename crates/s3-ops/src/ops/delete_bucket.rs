@@ -6,6 +6,7 @@ use http::{Method, Response};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::BucketName;
+use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{RequestIds, decode};
 
@@ -27,10 +28,9 @@ impl DeleteBucket {
         }
     }
 
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 }
 

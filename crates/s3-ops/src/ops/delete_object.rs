@@ -6,6 +6,7 @@ use http::{Method, Response};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{Head, RequestIds, decode};
 
@@ -45,22 +46,13 @@ impl DeleteObject {
         }
     }
 
-    /// Deletes this version permanently.
-    pub fn version_id(mut self, version_id: impl Into<String>) -> Self {
-        self.version_id = Some(version_id.into());
-        self
-    }
-
-    /// `If-Match`: delete only if the ETag matches (412 otherwise).
-    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
-        self.if_match = Some(etag.into());
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// Deletes this version permanently.
+        version_id: impl Into<String>,
+        /// `If-Match`: delete only if the ETag matches (412 otherwise).
+        if_match: impl Into<String>,
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 
     pub(crate) fn builder<'a>(&'a self, endpoint: &'a Endpoint) -> RequestBuilder<'a> {

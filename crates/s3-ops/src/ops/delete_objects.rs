@@ -7,6 +7,7 @@ use s3_xml::{Delete, DeleteResult, ObjectIdentifier};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{DocumentOutput, decode_document};
 
@@ -53,10 +54,9 @@ impl DeleteObjects {
         self
     }
 
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 }
 

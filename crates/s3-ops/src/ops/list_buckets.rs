@@ -6,6 +6,7 @@ use s3_xml::ListBucketsResult;
 
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
+use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{DocumentOutput, decode_document};
 
@@ -29,28 +30,15 @@ impl ListBuckets {
         ListBuckets::default()
     }
 
-    /// Only buckets whose name starts with `prefix`.
-    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = Some(prefix.into());
-        self
-    }
-
-    /// Continues a paged listing.
-    pub fn continuation_token(mut self, token: impl Into<String>) -> Self {
-        self.continuation_token = Some(token.into());
-        self
-    }
-
-    /// At most this many buckets per page (1–10000).
-    pub fn max_buckets(mut self, max_buckets: u32) -> Self {
-        self.max_buckets = Some(max_buckets);
-        self
-    }
-
-    /// Only buckets in this region.
-    pub fn bucket_region(mut self, region: impl Into<String>) -> Self {
-        self.bucket_region = Some(region.into());
-        self
+    option_setters! {
+        /// Only buckets whose name starts with `prefix`.
+        prefix: impl Into<String>,
+        /// Continues a paged listing.
+        continuation_token: impl Into<String>,
+        /// At most this many buckets per page (1–10000).
+        max_buckets: u32,
+        /// Only buckets in this region.
+        bucket_region: impl Into<String>,
     }
 
     /// The request for the page after `output`, or `None` if it was the last one.

@@ -1,13 +1,14 @@
 //! ListMultipartUploads: uploads started but not completed or aborted.
 
 use bytes::Bytes;
-use http::{Method, Response};
+use http::Response;
 use s3_xml::ListMultipartUploadsResult;
 
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::BucketName;
-use crate::request::{Operation, OperationRequest, RequestBuilder};
+use crate::ops::{ListingScope, listing_setters, option_setters};
+use crate::request::{Operation, OperationRequest};
 use crate::response::{DocumentOutput, decode_document};
 
 /// `GET /?uploads`: up to 1000 in-progress uploads per page.
@@ -17,14 +18,9 @@ use crate::response::{DocumentOutput, decode_document};
 /// `encoding-type=url` is requested by default; keys come back decoded either way.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListMultipartUploads {
-    bucket: BucketName,
-    prefix: Option<String>,
-    delimiter: Option<String>,
+    scope: ListingScope,
     key_marker: Option<String>,
     upload_id_marker: Option<String>,
-    max_uploads: Option<u32>,
-    url_encoding: bool,
-    expected_bucket_owner: Option<String>,
 }
 
 /// What ListMultipartUploads returns: one page.
@@ -34,57 +30,19 @@ impl ListMultipartUploads {
     /// Lists the uploads in progress in `bucket`.
     pub fn new(bucket: BucketName) -> Self {
         ListMultipartUploads {
-            bucket,
-            prefix: None,
-            delimiter: None,
+            scope: ListingScope::new(bucket),
             key_marker: None,
             upload_id_marker: None,
-            max_uploads: None,
-            url_encoding: true,
-            expected_bucket_owner: None,
         }
     }
 
-    /// Only keys starting with `prefix`.
-    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = Some(prefix.into());
-        self
-    }
+    listing_setters!(max_uploads);
 
-    /// Groups keys sharing a prefix up to `delimiter`.
-    pub fn delimiter(mut self, delimiter: impl Into<String>) -> Self {
-        self.delimiter = Some(delimiter.into());
-        self
-    }
-
-    /// Starts after this key (and, with [`Self::upload_id_marker`], after that upload).
-    pub fn key_marker(mut self, key: impl Into<String>) -> Self {
-        self.key_marker = Some(key.into());
-        self
-    }
-
-    /// Starts after this upload of the key marker.
-    pub fn upload_id_marker(mut self, upload_id: impl Into<String>) -> Self {
-        self.upload_id_marker = Some(upload_id.into());
-        self
-    }
-
-    /// At most this many uploads (1–1000).
-    pub fn max_uploads(mut self, max_uploads: u32) -> Self {
-        self.max_uploads = Some(max_uploads);
-        self
-    }
-
-    /// `encoding-type=url` (on by default).
-    pub fn url_encoding(mut self, enabled: bool) -> Self {
-        self.url_encoding = enabled;
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// Starts after this key (and, with [`Self::upload_id_marker`], after that upload).
+        key_marker: impl Into<String>,
+        /// Starts after this upload of the key marker.
+        upload_id_marker: impl Into<String>,
     }
 
     /// The request for the page after `output`, or `None` if it was the last one.
@@ -104,23 +62,11 @@ impl Operation for ListMultipartUploads {
     type Output = ListMultipartUploadsOutput;
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
-        RequestBuilder::new(endpoint, Method::GET)
-            .bucket(&self.bucket)
-            .check(crate::ops::validate_max_keys(
-                "max-uploads",
-                self.max_uploads,
-            ))
+        self.scope
+            .builder(endpoint, "max-uploads")
             .subresource("uploads")
-            .query_opt("prefix", self.prefix.as_ref())
-            .query_opt("delimiter", self.delimiter.as_ref())
             .query_opt("key-marker", self.key_marker.as_ref())
             .query_opt("upload-id-marker", self.upload_id_marker.as_ref())
-            .query_opt("max-uploads", self.max_uploads)
-            .query_opt("encoding-type", self.url_encoding.then_some("url"))
-            .header_opt(
-                "x-amz-expected-bucket-owner",
-                self.expected_bucket_owner.as_ref(),
-            )
             .build()
     }
 

@@ -7,6 +7,7 @@ use s3_xml::ListPartsResult;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::ops::validate_upload_id;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{DocumentOutput, decode_document};
@@ -43,28 +44,15 @@ impl ListParts {
         }
     }
 
-    /// At most this many parts (1–1000).
-    pub fn max_parts(mut self, max_parts: u32) -> Self {
-        self.max_parts = Some(max_parts);
-        self
-    }
-
-    /// Starts after this part number.
-    pub fn part_number_marker(mut self, marker: u32) -> Self {
-        self.part_number_marker = Some(marker);
-        self
-    }
-
-    /// The upload uses SSE-C (needed to read part checksums).
-    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
-        self.sse_customer_key = Some(key);
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// At most this many parts (1–1000).
+        max_parts: u32,
+        /// Starts after this part number.
+        part_number_marker: u32,
+        /// The upload uses SSE-C (needed to read part checksums).
+        sse_customer_key: SseCustomerKey,
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 
     /// The request for the page after `output`, or `None` if it was the last one.

@@ -4,10 +4,13 @@ use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 use bytes::Bytes;
+use http::Method;
 
 use crate::checksum::{Checksum, ChecksumAlgorithm, ContentMd5};
 use crate::encoding::push_query_encoded;
+use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
+use crate::names::BucketName;
 use crate::request::{Body, RequestBuilder};
 use crate::types::{CannedAcl, ServerSideEncryption, StorageClass};
 
@@ -37,6 +40,30 @@ pub mod put_object_tagging;
 pub mod upload_part;
 pub mod upload_part_copy;
 
+/// Generates builder setters for `Option` fields named like the setter:
+/// `name: impl Into<T>` becomes `pub fn name(self, value: impl Into<T>) -> Self`, and
+/// `name: T` takes the value as is (so integer literals infer).
+macro_rules! option_setters {
+    () => {};
+    ($(#[$doc:meta])* $name:ident: impl Into<$ty:ty> $(, $($rest:tt)*)?) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: impl Into<$ty>) -> Self {
+            self.$name = Some(value.into());
+            self
+        }
+        $(crate::ops::option_setters! { $($rest)* })?
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty $(, $($rest:tt)*)?) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$name = Some(value);
+            self
+        }
+        $(crate::ops::option_setters! { $($rest)* })?
+    };
+}
+pub(crate) use option_setters;
+
 /// Part numbers are 1 to 10000.
 pub(crate) fn validate_part_number(part_number: u32) -> Result<(), Error> {
     if (1..=10_000).contains(&part_number) {
@@ -62,6 +89,89 @@ pub(crate) fn validate_max_keys(name: &'static str, value: Option<u32>) -> Resul
         _ => Ok(()),
     }
 }
+
+/// What the bucket listings (ListObjectsV2, ListObjectVersions, ListMultipartUploads)
+/// share: bucket, prefix, delimiter, page size, `encoding-type=url`, expected owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListingScope {
+    pub(crate) bucket: BucketName,
+    pub(crate) prefix: Option<String>,
+    pub(crate) delimiter: Option<String>,
+    pub(crate) page_size: Option<u32>,
+    /// On by default: keys may hold characters XML 1.0 cannot carry.
+    pub(crate) url_encoding: bool,
+    pub(crate) expected_bucket_owner: Option<String>,
+}
+
+impl ListingScope {
+    pub(crate) fn new(bucket: BucketName) -> Self {
+        ListingScope {
+            bucket,
+            prefix: None,
+            delimiter: None,
+            page_size: None,
+            url_encoding: true,
+            expected_bucket_owner: None,
+        }
+    }
+
+    /// `GET` on the bucket with the shared parameters; `page_size_name` is the listing's
+    /// own name for it (`max-keys`, `max-uploads`).
+    pub(crate) fn builder<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        page_size_name: &'static str,
+    ) -> RequestBuilder<'a> {
+        RequestBuilder::new(endpoint, Method::GET)
+            .bucket(&self.bucket)
+            .check(validate_max_keys(page_size_name, self.page_size))
+            .query_opt("prefix", self.prefix.as_ref())
+            .query_opt("delimiter", self.delimiter.as_ref())
+            .query_opt(page_size_name, self.page_size)
+            .query_opt("encoding-type", self.url_encoding.then_some("url"))
+            .header_opt(
+                "x-amz-expected-bucket-owner",
+                self.expected_bucket_owner.as_ref(),
+            )
+    }
+}
+
+/// Generates the [`ListingScope`] setters on a type with a `scope` field; `$page_size` is
+/// the page-size setter's name.
+macro_rules! listing_setters {
+    ($page_size:ident) => {
+        /// Only keys starting with `prefix`.
+        pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+            self.scope.prefix = Some(prefix.into());
+            self
+        }
+
+        /// Groups keys sharing a prefix up to `delimiter` into common prefixes.
+        pub fn delimiter(mut self, delimiter: impl Into<String>) -> Self {
+            self.scope.delimiter = Some(delimiter.into());
+            self
+        }
+
+        /// At most this many entries per page (1–1000; S3's default is 1000).
+        pub fn $page_size(mut self, page_size: u32) -> Self {
+            self.scope.page_size = Some(page_size);
+            self
+        }
+
+        /// `encoding-type=url` (on by default; keys come back decoded either way).
+        pub fn url_encoding(mut self, enabled: bool) -> Self {
+            self.scope.url_encoding = enabled;
+            self
+        }
+
+        /// `x-amz-expected-bucket-owner`: fail unless the bucket belongs to this account.
+        pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
+            self.scope.expected_bucket_owner = Some(account_id.into());
+            self
+        }
+    };
+}
+pub(crate) use listing_setters;
 
 /// Upload ids are opaque but never empty.
 pub(crate) fn validate_upload_id(upload_id: &str) -> Result<(), Error> {

@@ -7,6 +7,7 @@ use crate::checksum::ResponseChecksums;
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::ops::{ObjectAttributes, Payload, object_attribute_setters, payload_setters};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -81,10 +82,9 @@ impl PutObject {
         self
     }
 
-    /// `If-Match`: overwrite only if the current object has this ETag (412 otherwise).
-    pub fn if_match(mut self, etag: impl Into<String>) -> Self {
-        self.if_match = Some(etag.into());
-        self
+    option_setters! {
+        /// `If-Match`: overwrite only if the current object has this ETag (412 otherwise).
+        if_match: impl Into<String>,
     }
 
     pub(crate) fn builder<'a>(&'a self, endpoint: &'a Endpoint) -> RequestBuilder<'a> {

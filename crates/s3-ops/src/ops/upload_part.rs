@@ -7,6 +7,7 @@ use crate::checksum::ResponseChecksums;
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::option_setters;
 use crate::ops::{Payload, payload_setters, validate_part_number};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -63,16 +64,11 @@ impl UploadPart {
 
     payload_setters!();
 
-    /// The upload was created with this SSE-C key.
-    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
-        self.sse_customer_key = Some(key);
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// The upload was created with this SSE-C key.
+        sse_customer_key: SseCustomerKey,
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 }
 

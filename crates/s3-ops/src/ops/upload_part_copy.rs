@@ -8,6 +8,7 @@ use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
 use crate::ops::copy_source::CopySource;
+use crate::ops::option_setters;
 use crate::ops::{validate_part_number, validate_upload_id};
 use crate::request::{Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
@@ -66,23 +67,14 @@ impl UploadPartCopy {
         }
     }
 
-    /// Only these bytes of the source (`x-amz-copy-source-range: bytes=first-last`;
-    /// S3 takes closed ranges only).
-    pub fn source_range(mut self, range: ByteRange) -> Self {
-        self.source_range = Some(range);
-        self
-    }
-
-    /// The destination upload uses this SSE-C key.
-    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
-        self.sse_customer_key = Some(key);
-        self
-    }
-
-    /// `x-amz-expected-bucket-owner`.
-    pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-        self.expected_bucket_owner = Some(account_id.into());
-        self
+    option_setters! {
+        /// Only these bytes of the source (`x-amz-copy-source-range: bytes=first-last`;
+        /// S3 takes closed ranges only).
+        source_range: ByteRange,
+        /// The destination upload uses this SSE-C key.
+        sse_customer_key: SseCustomerKey,
+        /// `x-amz-expected-bucket-owner`.
+        expected_bucket_owner: impl Into<String>,
     }
 }
 
