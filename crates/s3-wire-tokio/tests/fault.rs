@@ -563,6 +563,60 @@ async fn a_stall_before_the_response_head_is_a_retried_timeout() {
 }
 
 #[tokio::test]
+async fn a_stalled_upload_times_out_and_a_replayable_body_is_retried() {
+    // The server reads nothing: once the socket buffers are full the upload makes no progress.
+    let server = FaultServer::start([Reply::IgnoreBody, Reply::IgnoreBody]);
+    let client = builder(&server)
+        .stall_timeout(Duration::from_millis(300))
+        .retry(retry(2))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = client
+        .put_object(put("big"), Bytes::from(vec![7u8; 16 * 1024 * 1024]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Timeout(TimeoutKind::Stalled(_))),
+        "{err:?}"
+    );
+    assert_eq!(err.attempts(), 2);
+    assert_eq!(server.request_count(), 2);
+    // Bounded by the stall limit, not by the (never-ending) transfer; generous for debug builds.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_a_retried_connect_error() {
+    // Bind and drop a listener: its port is closed, so connecting is refused at once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let client = Client::builder()
+        .endpoint(format!("http://127.0.0.1:{port}"))
+        .static_credentials(ACCESS_KEY, SECRET_KEY, None)
+        .retry(retry(3))
+        .build()
+        .unwrap();
+    let err = client.get_object(get("k")).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::Transport(TransportErrorKind::Connect)
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.attempts(), 3);
+    assert!(err.request_id().is_none());
+}
+
+#[tokio::test]
 async fn the_operation_timeout_bounds_retries_and_waiting() {
     let server =
         FaultServer::start_with_fallback([], Reply::slow_down().with_header("retry-after", "30"));

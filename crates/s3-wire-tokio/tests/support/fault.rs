@@ -62,6 +62,8 @@ pub enum Reply {
     },
     /// Wait, then reply.
     Delayed(Duration, Box<Reply>),
+    /// Read nothing of the request body and never answer (a stalled upload).
+    IgnoreBody,
 }
 
 /// The body of an S3 error document.
@@ -188,7 +190,7 @@ impl Reply {
             Reply::Respond { headers, .. }
             | Reply::Truncated { headers, .. }
             | Reply::Stalled { headers, .. } => headers.push((name.into(), value.into())),
-            Reply::Reset => {}
+            Reply::Reset | Reply::IgnoreBody => {}
             Reply::Delayed(_, inner) => **inner = inner.as_ref().clone().with_header(name, value),
         }
         self
@@ -366,6 +368,27 @@ async fn handle(
     connection: usize,
 ) -> Result<Response<ScriptedBody>, io::Error> {
     let (parts, mut body) = request.into_parts();
+    let ignore_body = {
+        let mut shared = lock(shared);
+        if matches!(shared.script.front(), Some(Reply::IgnoreBody)) {
+            shared.script.pop_front();
+            shared.requests.push(Recorded {
+                method: parts.method.clone(),
+                uri: parts.uri.clone(),
+                headers: parts.headers.clone(),
+                body: Bytes::new(),
+                body_complete: false,
+                connection,
+            });
+            true
+        } else {
+            false
+        }
+    };
+    if ignore_body {
+        // Keep the body unread (the client's writes stall once the socket buffers fill).
+        std::future::pending::<()>().await;
+    }
     // Read the body frame by frame so that a client abandoning its upload is still recorded.
     let mut received = Vec::new();
     let mut body_complete = true;
@@ -438,6 +461,7 @@ async fn handle(
             ScriptedBody::new(sent, declared, Tail::Hang),
         ),
         Reply::Delayed(..) => unreachable!("delays were unwrapped above"),
+        Reply::IgnoreBody => unreachable!("handled before the body was read"),
     };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(status).expect("scripted status code");
