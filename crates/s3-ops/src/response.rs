@@ -46,6 +46,13 @@ pub(crate) fn decode<T>(
     success(&parts, body)
 }
 
+/// Decodes a response whose success carries nothing but the request ids.
+pub(crate) fn decode_request_ids(response: Response<Bytes>) -> Result<RequestIds, Error> {
+    decode(response, |parts, _| {
+        Ok(RequestIds::from_headers(&parts.headers))
+    })
+}
+
 /// The output of an operation whose result is an XML document (listings, locations, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -393,13 +393,13 @@ fn put_object_with_every_header() {
 #[test]
 fn put_object_streaming_body_uses_a_trailer() {
     let put = PutObject::new(bucket(), key("big.bin"))
-        .streaming_body(10 << 30)
+        .streaming_body(3 << 30)
         .checksum_algorithm(ChecksumAlgorithm::Crc64Nvme);
     let request = put.request(&aws()).unwrap();
     assert_eq!(
         request.body,
         Body::External {
-            content_length: 10 << 30,
+            content_length: 3 << 30,
             trailing_checksum: Some(ChecksumAlgorithm::Crc64Nvme)
         }
     );
@@ -410,6 +410,21 @@ fn put_object_streaming_body_uses_a_trailer() {
             "content-length: 10737418240",
             "x-amz-sdk-checksum-algorithm: CRC64NVME"
         ])
+    );
+    // Over 5 GiB needs a multipart upload.
+    let too_big = PutObject::new(bucket(), key("big.bin")).streaming_body((5 << 30) + 1);
+    assert!(matches!(
+        too_big.request(&aws()),
+        Err(Error::InvalidInput(InvalidInput::Parameter {
+            name: "Content-Length",
+            ..
+        }))
+    ));
+    assert!(
+        PutObject::new(bucket(), key("big.bin"))
+            .streaming_body(5 << 30)
+            .request(&aws())
+            .is_ok()
     );
     // Content-MD5 cannot be computed over a stream.
     let md5 = PutObject::new(bucket(), key("big.bin"))

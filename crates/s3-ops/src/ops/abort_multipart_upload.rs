@@ -9,7 +9,7 @@ use crate::names::{BucketName, ObjectKey};
 use crate::ops::option_setters;
 use crate::ops::validate_upload_id;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
-use crate::response::{RequestIds, decode};
+use crate::response::{RequestIds, decode_request_ids};
 
 /// `DELETE /{Key}?uploadId={id}`.
 ///
@@ -58,9 +58,7 @@ impl Operation for AbortMultipartUpload {
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<RequestIds, Error> {
-        decode(response, |parts, _| {
-            Ok(RequestIds::from_headers(&parts.headers))
-        })
+        decode_request_ids(response)
     }
 
     /// A retry after success answers `NoSuchUpload`, which callers treat as done.

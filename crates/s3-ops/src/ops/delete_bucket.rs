@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::names::BucketName;
 use crate::ops::option_setters;
 use crate::request::{Operation, OperationRequest, RequestBuilder};
-use crate::response::{RequestIds, decode};
+use crate::response::{RequestIds, decode_request_ids};
 
 /// `DELETE /` on the bucket (which must be empty).
 ///
@@ -49,9 +49,7 @@ impl Operation for DeleteBucket {
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<RequestIds, Error> {
-        decode(response, |parts, _| {
-            Ok(RequestIds::from_headers(&parts.headers))
-        })
+        decode_request_ids(response)
     }
 
     /// A retry after success answers `NoSuchBucket`.

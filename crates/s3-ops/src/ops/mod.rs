@@ -354,7 +354,22 @@ impl Default for Payload {
 }
 
 impl Payload {
+    /// The largest single PutObject or UploadPart payload S3 accepts (5 GiB).
+    pub(crate) const MAX_LEN: u64 = 5 << 30;
+
     pub(crate) fn apply<'a>(&self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let len = self.body.content_length();
+        let builder = builder.check(if len > Self::MAX_LEN {
+            Err(InvalidInput::Parameter {
+                name: "Content-Length",
+                reason: format!(
+                    "{len} bytes exceed the 5 GiB limit of a single upload request; use a multipart upload"
+                ),
+            }
+            .into())
+        } else {
+            Ok(())
+        });
         let mut body = self.body.clone();
         let builder = match (&self.checksum, body.in_memory()) {
             (ChecksumChoice::None, _) => builder,
