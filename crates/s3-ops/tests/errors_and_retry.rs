@@ -257,3 +257,27 @@ fn smithy_head_object_empty_body() {
         Some("UTniwu6QmCIjVeuK2ZfeWBOnu7SqMQOS3Vac6B/K4H2ZCawYUl+nDbhGTImuyhZ5DFiojR3Kcz4=")
     );
 }
+
+#[test]
+fn idempotency_is_data() {
+    use s3_ops::ops::{
+        abort_multipart_upload::AbortMultipartUpload, copy_object::CopyObject,
+        copy_source::CopySource, create_multipart_upload::CreateMultipartUpload,
+        delete_objects::DeleteObjects, list_objects_v2::ListObjectsV2, put_object::PutObject,
+        upload_part::UploadPart,
+    };
+    // Starting an upload twice leaves two uploads; everything else converges.
+    assert!(!CreateMultipartUpload::new(bucket(), key("k")).is_idempotent());
+    assert!(PutObject::new(bucket(), key("k")).is_idempotent());
+    assert!(UploadPart::new(bucket(), key("k"), "u", 1).is_idempotent());
+    assert!(DeleteObjects::new(bucket(), [key("k")]).is_idempotent());
+    assert!(AbortMultipartUpload::new(bucket(), key("k"), "u").is_idempotent());
+    assert!(
+        CopyObject::new(CopySource::new(bucket(), key("a")), bucket(), key("b")).is_idempotent()
+    );
+    assert!(ListObjectsV2::new(bucket()).is_idempotent());
+    assert_eq!(
+        CreateMultipartUpload::new(bucket(), key("k")).name(),
+        "CreateMultipartUpload"
+    );
+}
