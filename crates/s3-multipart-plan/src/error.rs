@@ -238,7 +238,7 @@ impl fmt::Display for SnapshotErrorKind {
             Self::MissingField(k) => write!(f, "required field `{k}` is missing"),
             Self::InvalidNumber(s) => write!(f, "{s:?} is not a valid number"),
             Self::InvalidEncoding(s) => write!(f, "{s:?} is not valid percent-encoded UTF-8"),
-            Self::MalformedPart => f.write_str("a part line needs `part <number> <size> <etag>` followed by `<algorithm>=<value>` checksums"),
+            Self::MalformedPart => f.write_str("a part line needs `part <number> <size> <etag>` and at most one `<algorithm>=<value>` checksum"),
             Self::UnknownChecksumAlgorithm(a) => write!(f, "unknown checksum algorithm {a:?}"),
             Self::PartsOutOfOrder { number } => write!(f, "part {number} is not above the previous part number"),
             Self::PartOutsidePlan { number } => write!(f, "part {number} does not match the upload plan (number or size)"),

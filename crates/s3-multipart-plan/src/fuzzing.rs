@@ -75,7 +75,7 @@ pub fn upload_events(data: &[u8]) {
             4 => upload.handle_create_failed(),
             5 => upload.handle_part_read(number, u64::from(input.byte())),
             6 => upload.handle_read_failed(number),
-            7 => upload.handle_part_done(number, "e", Vec::new()),
+            7 => upload.handle_part_done(number, "e", None),
             8 => upload.handle_part_failed(number, flag),
             9 => upload.handle_completed(),
             10 => upload.handle_complete_failed(flag),

@@ -95,7 +95,7 @@
 //!             } else {
 //!                 let bytes = object[range.start as usize..range.end as usize].to_vec();
 //!                 server_parts.insert(number, bytes);
-//!                 upload.handle_part_done(number, format!("\"etag-{number}-{attempt}\""), Vec::new())?;
+//!                 upload.handle_part_done(number, format!("\"etag-{number}-{attempt}\""), None)?;
 //!             }
 //!         }
 //!         Action::Complete { parts } => {
@@ -137,7 +137,7 @@ pub use download::{
 };
 pub use error::{Error, EventError, LimitsError, OptionsError, SnapshotError, SnapshotErrorKind};
 pub use options::{MIB, MultipartOptions, MultipartOptionsBuilder, PartLimits};
-pub use part::{Checksum, ChecksumAlgorithm, CompletedPart, ListedPart};
+pub use part::{Checksum, ChecksumAlgorithm, CompletedPart, CompletedParts, ListedPart};
 pub use plan::{StreamPlan, UploadPlan};
 pub use snapshot::{Reconciliation, UploadSnapshot};
 pub use upload::{Action, FailureReason, Outcome, UploadScheduler};

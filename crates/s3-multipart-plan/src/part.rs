@@ -1,5 +1,8 @@
 //! Records of uploaded parts: ETags and checksums.
 
+use std::ops::Deref;
+use std::sync::Arc;
+
 /// A checksum algorithm S3 accepts for parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -63,8 +66,46 @@ pub struct CompletedPart {
     pub size: u64,
     /// The ETag the server returned, as returned (usually quoted).
     pub etag: String,
-    /// The checksums the server returned for the part.
-    pub checksums: Vec<Checksum>,
+    /// The checksum the server returned for the part, if the upload uses
+    /// one (a multipart upload has a single checksum algorithm).
+    pub checksum: Option<Checksum>,
+}
+
+/// The parts listed by `Complete`, ascending by number: a cheaply cloned,
+/// shared list that reads as a slice (`parts.iter()`, `parts.len()`,
+/// `&parts[..]`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct CompletedParts(Arc<Vec<CompletedPart>>);
+
+impl CompletedParts {
+    /// The parts as a slice.
+    pub fn as_slice(&self) -> &[CompletedPart] {
+        &self.0
+    }
+}
+
+impl Deref for CompletedParts {
+    type Target = [CompletedPart];
+
+    fn deref(&self) -> &[CompletedPart] {
+        &self.0
+    }
+}
+
+impl From<Vec<CompletedPart>> for CompletedParts {
+    /// Wraps parts that are already ascending by number.
+    fn from(parts: Vec<CompletedPart>) -> Self {
+        Self(Arc::new(parts))
+    }
+}
+
+impl<'a> IntoIterator for &'a CompletedParts {
+    type Item = &'a CompletedPart;
+    type IntoIter = std::slice::Iter<'a, CompletedPart>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// One entry of a `ListParts` answer, used to reconcile a snapshot.
@@ -76,8 +117,8 @@ pub struct ListedPart {
     pub size: u64,
     /// The ETag the server lists.
     pub etag: String,
-    /// The checksums the server lists for the part.
-    pub checksums: Vec<Checksum>,
+    /// The checksum the server lists for the part, if any.
+    pub checksum: Option<Checksum>,
 }
 
 /// Compares ETags the way S3 formats them: surrounding quotes are optional

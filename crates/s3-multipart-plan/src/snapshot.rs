@@ -30,7 +30,7 @@ const VERSION: &str = "1";
 /// upload-id <value>
 /// object-size <decimal bytes>
 /// part-size <decimal bytes>
-/// part <number> <size> <etag> [<ALGORITHM>=<value> ...]
+/// part <number> <size> <etag> [<ALGORITHM>=<value>]
 /// end
 /// ```
 ///
@@ -116,24 +116,19 @@ impl UploadSnapshot {
         let mut out = String::with_capacity(96 + self.parts.len() * 64);
         // Writing to a String cannot fail.
         let _ = writeln!(out, "{HEADER} {VERSION}");
-        let _ = writeln!(out, "upload-id {}", encode(&self.upload_id));
+        out.push_str("upload-id ");
+        encode_into(&mut out, &self.upload_id);
+        out.push('\n');
         let _ = writeln!(out, "object-size {}", self.object_size);
         let _ = writeln!(out, "part-size {}", self.part_size);
         for part in &self.parts {
-            let _ = write!(
-                out,
-                "part {} {} {}",
-                part.number,
-                part.size,
-                encode(&part.etag)
-            );
-            for checksum in &part.checksums {
-                let _ = write!(
-                    out,
-                    " {}={}",
-                    checksum.algorithm.as_str(),
-                    encode(&checksum.value)
-                );
+            let _ = write!(out, "part {} {} ", part.number, part.size);
+            encode_into(&mut out, &part.etag);
+            if let Some(checksum) = &part.checksum {
+                out.push(' ');
+                out.push_str(checksum.algorithm.as_str());
+                out.push('=');
+                encode_into(&mut out, &checksum.value);
             }
             out.push('\n');
         }
@@ -275,7 +270,7 @@ impl UploadSnapshot {
                         number: server.number,
                         size: server.size,
                         etag: server.etag.clone(),
-                        checksums: server.checksums.clone(),
+                        checksum: server.checksum.clone(),
                     });
                 }
             }
@@ -344,26 +339,28 @@ fn parse_part(fields: &str) -> Result<CompletedPart, SnapshotErrorKind> {
         number: number(number_text)?,
         size: number(size)?,
         etag: decode(etag)?,
-        checksums: Vec::new(),
+        checksum: None,
     };
-    for field in fields {
+    if let Some(field) = fields.next() {
         let (name, value) = field
             .split_once('=')
             .ok_or(SnapshotErrorKind::MalformedPart)?;
         let algorithm = ChecksumAlgorithm::from_name(name)
             .ok_or_else(|| SnapshotErrorKind::UnknownChecksumAlgorithm(name.to_owned()))?;
-        part.checksums.push(Checksum {
+        part.checksum = Some(Checksum {
             algorithm,
             value: decode(value)?,
         });
+    }
+    if fields.next().is_some() {
+        return Err(SnapshotErrorKind::MalformedPart);
     }
     Ok(part)
 }
 
 /// Percent-encodes `%`, space, controls and non-ASCII; everything else
 /// (including `"` of ETags and `=`/`+`/`/` of base64) stays readable.
-fn encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
+fn encode_into(out: &mut String, value: &str) {
     for byte in value.bytes() {
         if byte.is_ascii_graphic() && byte != b'%' {
             out.push(char::from(byte));
@@ -371,10 +368,13 @@ fn encode(value: &str) -> String {
             let _ = write!(out, "%{byte:02X}");
         }
     }
-    out
 }
 
 fn decode(text: &str) -> Result<String, SnapshotErrorKind> {
+    // The common case (ETags, base64, AWS upload ids) needs no decoding.
+    if text.bytes().all(|b| b.is_ascii_graphic() && b != b'%') {
+        return Ok(text.to_owned());
+    }
     let invalid = || SnapshotErrorKind::InvalidEncoding(text.to_owned());
     let mut bytes = Vec::with_capacity(text.len());
     let mut rest = text.as_bytes();

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use crate::error::{Error, EventError};
 use crate::options::MultipartOptions;
-use crate::part::{Checksum, CompletedPart};
+use crate::part::{Checksum, CompletedPart, CompletedParts};
 use crate::plan::{StreamPlan, UploadPlan};
 use crate::snapshot::UploadSnapshot;
 
@@ -51,8 +51,9 @@ pub enum Action {
     /// [`handle_completed`](UploadScheduler::handle_completed) or
     /// [`handle_complete_failed`](UploadScheduler::handle_complete_failed).
     Complete {
-        /// Every part of the object, ascending by number.
-        parts: Vec<CompletedPart>,
+        /// Every part of the object, ascending by number (shared, so a
+        /// retried `Complete` costs no copy).
+        parts: CompletedParts,
     },
     /// Send `AbortMultipartUpload`; answer with
     /// [`handle_aborted`](UploadScheduler::handle_aborted) or
@@ -138,26 +139,26 @@ enum Phase {
     Finished,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum SlotState {
     /// Not started (known size only).
     Idle,
-    /// Stream bytes are being read into a buffer of this capacity.
-    Reading {
-        capacity: u64,
-    },
+    /// Stream bytes are being read (the capacity is in the cursor).
+    Reading,
     /// Holds a concurrency slot and waits for `UploadPart` to be emitted
     /// (read before the upload existed, or waiting for a retry).
     Queued,
     Uploading,
-    Done(CompletedPart),
+    Done,
     /// Abandoned after a failure or cancellation.
     Dropped,
 }
 
-#[derive(Debug, Clone)]
+/// One part's bookkeeping, kept small: 10,000 of them are walked per upload.
+/// The part's range starts at the previous slot's `end` (0 for part 1).
+#[derive(Debug, Clone, Copy)]
 struct Slot {
-    range: Range<u64>,
+    end: u64,
     attempts: u32,
     state: SlotState,
 }
@@ -173,8 +174,8 @@ struct StreamCursor {
     plan: StreamPlan,
     /// Stream offset of the next read.
     offset: u64,
-    /// Whether a `ReadPart` is outstanding.
-    reading: bool,
+    /// The capacity of the outstanding `ReadPart`, if any.
+    reading: Option<u64>,
     /// The last part number, once the end of the stream was seen.
     last_part: Option<u32>,
 }
@@ -216,6 +217,10 @@ pub struct UploadScheduler {
     buffer_budget: u64,
     largest_buffer: u64,
     parts_done: u32,
+    /// Finished parts in completion order; sorted when `Complete` is built.
+    done: Vec<CompletedPart>,
+    /// The `Complete` list once built, shared with every (re-)emission.
+    completing: Option<CompletedParts>,
     complete_attempts: u32,
     failure: Option<FailureReason>,
     outcome: Option<Outcome>,
@@ -239,7 +244,7 @@ impl UploadScheduler {
         let cursor = StreamCursor {
             plan,
             offset: 0,
-            reading: false,
+            reading: None,
             last_part: None,
         };
         Self::with_mode(
@@ -278,7 +283,7 @@ impl UploadScheduler {
         let slots = plan
             .parts()
             .map(|(_, range)| Slot {
-                range,
+                end: range.end,
                 attempts: 0,
                 state: SlotState::Idle,
             })
@@ -287,11 +292,13 @@ impl UploadScheduler {
             .part_size()
             .saturating_mul(options.concurrency() as u64);
         let mut scheduler = Self::with_mode(Mode::Known(plan), options, budget, slots);
+        scheduler.done.reserve_exact(scheduler.slots.len());
         for part in done {
             // `snapshot.plan` checked numbers and sizes against the plan.
             if let Some(slot) = scheduler.slot_mut(part.number) {
-                slot.state = SlotState::Done(part.clone());
+                slot.state = SlotState::Done;
                 scheduler.parts_done += 1;
+                scheduler.done.push(part.clone());
             }
         }
         if upload_id.is_some() {
@@ -315,6 +322,8 @@ impl UploadScheduler {
             buffer_budget: budget,
             largest_buffer: 0,
             parts_done: 0,
+            done: Vec::new(),
+            completing: None,
             complete_attempts: 0,
             failure: None,
             outcome: None,
@@ -353,13 +362,13 @@ impl UploadScheduler {
             self.phase = Phase::CompleteInFlight;
             self.complete_attempts += 1;
             let parts = self
-                .slots
-                .iter()
-                .filter_map(|slot| match &slot.state {
-                    SlotState::Done(part) => Some(part.clone()),
-                    _ => None,
+                .completing
+                .get_or_insert_with(|| {
+                    let mut done = std::mem::take(&mut self.done);
+                    done.sort_unstable_by_key(|part| part.number);
+                    done.into()
                 })
-                .collect();
+                .clone();
             return Some(Action::Complete { parts });
         }
         None
@@ -377,7 +386,7 @@ impl UploadScheduler {
                     return None;
                 }
                 while let Some(slot) = self.slots.get((self.next_fresh - 1) as usize) {
-                    if matches!(slot.state, SlotState::Idle) {
+                    if slot.state == SlotState::Idle {
                         break;
                     }
                     self.next_fresh += 1;
@@ -387,12 +396,12 @@ impl UploadScheduler {
                 }
                 let number = self.next_fresh;
                 self.next_fresh += 1;
-                let range = &self.slots[(number - 1) as usize].range;
+                let range = self.range_of(number);
                 self.take_buffer(range.end - range.start);
                 Some(self.start_upload(number))
             }
             Mode::Stream(cursor) => {
-                if cursor.reading || cursor.last_part.is_some() {
+                if cursor.reading.is_some() || cursor.last_part.is_some() {
                     return None;
                 }
                 let number = u32::try_from(self.slots.len()).ok()? + 1;
@@ -402,12 +411,12 @@ impl UploadScheduler {
                 {
                     return None;
                 }
-                cursor.reading = true;
+                cursor.reading = Some(capacity);
                 let offset = cursor.offset;
                 self.slots.push(Slot {
-                    range: offset..offset,
+                    end: offset,
                     attempts: 0,
-                    state: SlotState::Reading { capacity },
+                    state: SlotState::Reading,
                 });
                 self.take_buffer(capacity);
                 Some(Action::ReadPart {
@@ -431,14 +440,25 @@ impl UploadScheduler {
     }
 
     fn start_upload(&mut self, number: u32) -> Action {
+        let range = self.range_of(number);
         let slot = &mut self.slots[(number - 1) as usize];
         slot.attempts += 1;
         slot.state = SlotState::Uploading;
         Action::UploadPart {
             number,
-            range: slot.range.clone(),
+            range,
             attempt: slot.attempts,
         }
+    }
+
+    /// The bytes of part `number` (a valid part number).
+    fn range_of(&self, number: u32) -> Range<u64> {
+        let index = (number - 1) as usize;
+        let start = match index.checked_sub(1) {
+            Some(previous) => self.slots[previous].end,
+            None => 0,
+        };
+        start..self.slots[index].end
     }
 
     fn all_parts_done(&self) -> bool {
@@ -532,7 +552,7 @@ impl UploadScheduler {
         let Mode::Stream(cursor) = &mut self.mode else {
             return Err(EventError::PartNotReading { number }.into());
         };
-        cursor.reading = false;
+        cursor.reading = None;
         let maximum = cursor.plan.maximum_stream_size();
         let start = cursor.offset;
         let (_, last_possible) = cursor.read_for(number);
@@ -557,7 +577,7 @@ impl UploadScheduler {
         }
         self.buffered_bytes -= capacity - len;
         let slot = &mut self.slots[(number - 1) as usize];
-        slot.range = start..start + len;
+        slot.end = start + len;
         slot.state = SlotState::Queued;
         self.queued.insert(number);
         Ok(())
@@ -571,7 +591,7 @@ impl UploadScheduler {
     pub fn handle_read_failed(&mut self, number: u32) -> Result<(), Error> {
         let capacity = self.reading_capacity(number)?;
         if let Mode::Stream(cursor) = &mut self.mode {
-            cursor.reading = false;
+            cursor.reading = None;
         }
         self.drop_slot(number, capacity);
         self.fail(FailureReason::ReadFailed { number });
@@ -579,14 +599,15 @@ impl UploadScheduler {
     }
 
     fn reading_capacity(&self, number: u32) -> Result<u64, Error> {
-        match number
+        let reading = number
             .checked_sub(1)
             .and_then(|i| self.slots.get(i as usize))
-        {
-            Some(Slot {
-                state: SlotState::Reading { capacity },
+            .is_some_and(|slot| slot.state == SlotState::Reading);
+        match &self.mode {
+            Mode::Stream(StreamCursor {
+                reading: Some(capacity),
                 ..
-            }) => Ok(*capacity),
+            }) if reading => Ok(*capacity),
             _ => Err(EventError::PartNotReading { number }.into()),
         }
     }
@@ -600,21 +621,19 @@ impl UploadScheduler {
 
     /// Returns the byte length of part `number` if it is uploading.
     fn uploading_len(&self, number: u32) -> Result<u64, Error> {
-        match number
+        let uploading = number
             .checked_sub(1)
             .and_then(|i| self.slots.get(i as usize))
-        {
-            Some(Slot {
-                state: SlotState::Uploading,
-                range,
-                ..
-            }) => Ok(range.end - range.start),
-            _ => Err(EventError::PartNotUploading { number }.into()),
+            .is_some_and(|slot| slot.state == SlotState::Uploading);
+        if !uploading {
+            return Err(EventError::PartNotUploading { number }.into());
         }
+        let range = self.range_of(number);
+        Ok(range.end - range.start)
     }
 
     /// `UploadPart` for part `number` succeeded with this ETag and the
-    /// checksums the server returned. Results that arrive after the upload
+    /// checksum the server returned (if the upload uses one). Results that arrive after the upload
     /// was abandoned are accepted and ignored.
     ///
     /// # Errors
@@ -624,7 +643,7 @@ impl UploadScheduler {
         &mut self,
         number: u32,
         etag: impl Into<String>,
-        checksums: Vec<Checksum>,
+        checksum: Option<Checksum>,
     ) -> Result<(), Error> {
         let len = self.uploading_len(number)?;
         if self.failure.is_some() {
@@ -633,11 +652,12 @@ impl UploadScheduler {
         }
         self.release_buffer(len);
         self.parts_done += 1;
-        self.slots[(number - 1) as usize].state = SlotState::Done(CompletedPart {
+        self.slots[(number - 1) as usize].state = SlotState::Done;
+        self.done.push(CompletedPart {
             number,
             size: len,
             etag: etag.into(),
-            checksums,
+            checksum,
         });
         Ok(())
     }
@@ -675,7 +695,8 @@ impl UploadScheduler {
         if self.phase != Phase::CompleteInFlight {
             return Err(EventError::CompleteNotInFlight.into());
         }
-        let size = self.slots.iter().map(|s| s.range.end - s.range.start).sum();
+        // The parts are contiguous from 0, so the last one ends the object.
+        let size = self.slots.last().map_or(0, |slot| slot.end);
         self.finish(Outcome::Completed {
             parts: self.parts_done,
             size,
@@ -823,14 +844,14 @@ impl UploadScheduler {
             return None;
         }
         let upload_id = self.upload_id.clone()?;
-        let parts = self
-            .slots
-            .iter()
-            .filter_map(|slot| match &slot.state {
-                SlotState::Done(part) => Some(part.clone()),
-                _ => None,
-            })
-            .collect();
+        let parts = match &self.completing {
+            Some(parts) => parts.to_vec(),
+            None => {
+                let mut parts = self.done.clone();
+                parts.sort_unstable_by_key(|part| part.number);
+                parts
+            }
+        };
         Some(UploadSnapshot::new(
             upload_id,
             plan.object_size(),

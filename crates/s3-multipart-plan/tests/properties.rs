@@ -152,12 +152,12 @@ proptest! {
             if number == victim {
                 upload.handle_part_failed(number, false).unwrap();
             } else {
-                upload.handle_part_done(number, "e", Vec::new()).unwrap();
+                upload.handle_part_done(number, "e", None).unwrap();
             }
         }
         // Late results, a cancel and more polls add nothing.
         for number in in_flight {
-            upload.handle_part_done(number, "late", Vec::new()).unwrap();
+            upload.handle_part_done(number, "late", None).unwrap();
         }
         upload.handle_cancel();
         prop_assert_eq!(upload.poll_action(), None);

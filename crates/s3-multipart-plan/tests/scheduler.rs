@@ -34,16 +34,16 @@ fn done(number: u32, size: u64) -> CompletedPart {
         number,
         size,
         etag: format!("\"e{number}\""),
-        checksums: vec![Checksum {
+        checksum: Some(Checksum {
             algorithm: ChecksumAlgorithm::Crc32c,
             value: format!("c{number}=="),
-        }],
+        }),
     }
 }
 
 fn succeed(upload: &mut UploadScheduler, number: u32) {
     let etag = format!("\"e{number}\"");
-    let checksum = done(number, 0).checksums;
+    let checksum = done(number, 0).checksum;
     upload.handle_part_done(number, etag, checksum).unwrap();
 }
 
@@ -70,7 +70,7 @@ fn known_size_upload_in_order_with_bounded_concurrency() {
     assert_eq!(
         drain(&mut up),
         [Action::Complete {
-            parts: vec![done(1, 10), done(2, 10), done(3, 10), done(4, 5)]
+            parts: vec![done(1, 10), done(2, 10), done(3, 10), done(4, 5)].into()
         }]
     );
     assert!(!up.is_finished());
@@ -216,7 +216,7 @@ fn complete_is_retried_then_aborted() {
     let _ = drain(&mut up);
     succeed(&mut up, 1);
     let complete = Action::Complete {
-        parts: vec![done(1, 10)],
+        parts: vec![done(1, 10)].into(),
     };
     assert_eq!(drain(&mut up), std::slice::from_ref(&complete));
     up.handle_complete_failed(true).unwrap();
@@ -261,7 +261,7 @@ fn out_of_order_events_are_typed_errors() {
     let _ = drain(&mut up);
     for number in [0, 2, 3, 4, u32::MAX] {
         assert_eq!(
-            up.handle_part_done(number, "e", Vec::new()),
+            up.handle_part_done(number, "e", None),
             not_in_flight(EventError::PartNotUploading { number })
         );
         assert_eq!(
@@ -283,7 +283,7 @@ fn out_of_order_events_are_typed_errors() {
     );
     succeed(&mut up, 1);
     assert_eq!(
-        up.handle_part_done(1, "twice", Vec::new()),
+        up.handle_part_done(1, "twice", None),
         not_in_flight(EventError::PartNotUploading { number: 1 })
     );
     let message = up.handle_completed().unwrap_err().to_string();
@@ -331,7 +331,7 @@ fn stream_is_read_in_order_and_ends_on_a_short_read() {
     assert_eq!(
         drain(&mut up),
         [Action::Complete {
-            parts: vec![done(1, 10), done(2, 20), done(3, 7)]
+            parts: vec![done(1, 10), done(2, 20), done(3, 7)].into()
         }]
     );
     up.handle_completed().unwrap();
@@ -359,7 +359,7 @@ fn stream_ending_on_a_part_boundary_and_empty_stream() {
     assert_eq!(
         drain(&mut up),
         [Action::Complete {
-            parts: vec![done(1, 10)]
+            parts: vec![done(1, 10)].into()
         }]
     );
 
