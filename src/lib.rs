@@ -3,6 +3,28 @@
 //! This is the facade crate users depend on. It re-exports the Tokio client from
 //! `s3-wire-tokio`; the sans-IO building blocks are available as modules for
 //! custom transports.
+//!
+//! ```no_run
+//! use s3_wire::{Client, bucket, key};
+//! use s3_wire::ops::ops::{get_object::GetObject, put_object::PutObject};
+//!
+//! # async fn demo() -> Result<(), s3_wire::Error> {
+//! // Credentials, region and endpoint from AWS_* variables or ~/.aws/{config,credentials}.
+//! let client = Client::from_env()?;
+//! client
+//!     .put_object(PutObject::new(bucket("my-bucket")?, key("hello.txt")?), "hello")
+//!     .await?;
+//! let mut object = client
+//!     .get_object(GetObject::new(bucket("my-bucket")?, key("hello.txt")?))
+//!     .await?;
+//! while let Some(chunk) = object.body.next_chunk().await {
+//!     print!("{}", String::from_utf8_lossy(&chunk?));
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Features: `http2` offers HTTP/2 over TLS; `ascii-hostnames` (default) keeps
+//! ICU out of the build (see `s3-wire-tokio`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -11,3 +33,9 @@ pub use s3_multipart_plan as multipart_plan;
 pub use s3_ops as ops;
 pub use s3_sigv4 as sigv4;
 pub use s3_xml as xml;
+
+pub use s3_wire_tokio::{
+    Body, ByteStream, Client, ClientBuilder, DEFAULT_REGION, Error, ErrorKind, GetObjectResponse,
+    ObjectBody, ObjectReader, RetryConfig, TimeoutKind, Timeouts, TransportErrorKind, bucket,
+    credentials, key,
+};

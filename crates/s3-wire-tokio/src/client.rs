@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
-use bytes::Bytes;
 use http::StatusCode;
 use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
@@ -120,23 +119,23 @@ impl Client {
         op: &O,
         upload: Option<&Body>,
     ) -> Result<O::Output, Error> {
-        self.execute(op, upload, async |response: RawResponse| {
-            decode_buffered(op, response).await
-        })
-        .await
+        self.execute(op, upload, |response| decode_buffered(op, response))
+            .await
     }
 
     /// The request pipeline with retries. `decode` turns each attempt's
     /// response into the output or an error; its errors are classified for
     /// retry like any other.
-    pub(crate) async fn execute<O, T>(
+    pub(crate) async fn execute<O, T, F, D>(
         &self,
         op: &O,
         upload: Option<&Body>,
-        mut decode: impl AsyncFnMut(RawResponse) -> Result<T, Error>,
+        mut decode: D,
     ) -> Result<T, Error>
     where
         O: Operation,
+        D: FnMut(RawResponse) -> F,
+        F: Future<Output = Result<T, Error>>,
     {
         let inner = &self.inner;
         let started = Instant::now();
@@ -240,6 +239,7 @@ impl Client {
                 Attempted::failed(Error::new(ErrorKind::Credentials).with_source(e))
             })?;
         let (mut parts, ()) = encoded.request.into_parts();
+        let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
             .payload(&encoded.body, upload, endpoint)
             .await
@@ -296,14 +296,17 @@ impl Client {
 
         let response: http::Response<reqwest::Body> = response.into();
         let (head, body) = response.into_parts();
-        let content_length = content_length(&head.headers);
-        let limits = BodyLimits { stall, deadline };
-        let validator = if head.status.is_success() && op.name() == "GetObject" {
-            s3_ops::checksum::ResponseChecksums::from_headers(&head.headers).validator()
+        // HEAD responses and 204/304 carry no body whatever Content-Length says.
+        let bodiless = is_head
+            || head.status == StatusCode::NO_CONTENT
+            || head.status == StatusCode::NOT_MODIFIED;
+        let content_length = if bodiless {
+            Some(0)
         } else {
-            None
+            content_length(&head.headers)
         };
-        let body = ObjectBody::new(body, content_length, validator, limits);
+        let limits = BodyLimits { stall, deadline };
+        let body = ObjectBody::new(body, content_length, limits);
         if head.status.is_success() {
             return Ok(RawResponse { head, body });
         }
@@ -423,10 +426,11 @@ impl PayloadCache {
     }
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn is<T: Send + Sync>() {}
-    is::<Client>();
-    let _ = StatusCode::OK;
-    let _ = Bytes::new();
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn client_is_send_and_sync() {
+        fn is<T: Send + Sync + Clone>() {}
+        is::<super::Client>();
+    }
 }

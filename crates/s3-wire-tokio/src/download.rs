@@ -57,14 +57,13 @@ impl ObjectBody {
     pub(crate) fn new(
         body: reqwest::Body,
         content_length: Option<u64>,
-        checksum: Option<ChecksumValidator>,
         limits: BodyLimits,
     ) -> Self {
         Self {
             body,
             content_length,
             received: 0,
-            checksum,
+            checksum: None,
             limits,
             timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
             timer_armed: false,
@@ -78,7 +77,18 @@ impl ObjectBody {
             stall: Duration::from_secs(1),
             deadline: None,
         };
-        Self::new(reqwest::Body::from(Bytes::new()), Some(0), None, limits)
+        Self::new(reqwest::Body::from(Bytes::new()), Some(0), limits)
+    }
+
+    /// Verifies the body against `validator` when it ends.
+    pub(crate) fn verify_with(&mut self, validator: ChecksumValidator) {
+        self.checksum = Some(validator);
+    }
+
+    /// True if a full-object checksum announced by the server will be
+    /// verified when the body ends.
+    pub fn verifies_checksum(&self) -> bool {
+        self.checksum.is_some()
     }
 
     /// The `Content-Length` the server announced, if any.

@@ -19,6 +19,7 @@ pub mod credentials;
 mod download;
 mod error;
 mod ops;
+mod paginate;
 mod progress;
 mod retry;
 mod sign;
@@ -30,6 +31,7 @@ pub use config::{ClientBuilder, DEFAULT_REGION, Timeouts};
 pub use download::{ObjectBody, ObjectReader};
 pub use error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 pub use ops::{GetObjectResponse, bucket, key};
+pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
 
 /// The operation codecs (`s3-ops`): typed requests and outputs.

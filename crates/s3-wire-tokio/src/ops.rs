@@ -47,7 +47,7 @@ impl Client {
     /// that the server returns is verified when the body ends.
     pub async fn get_object(&self, operation: GetObject) -> Result<GetObjectResponse, Error> {
         let op = &operation;
-        self.execute(op, None, async |response: RawResponse| {
+        self.execute(op, None, |response: RawResponse| async move {
             let RawResponse { head, body } = response;
             if !head.status.is_success() {
                 return decode_buffered(op, RawResponse { head, body })
@@ -58,6 +58,15 @@ impl Client {
                     });
             }
             let output = op.response_head(&head)?;
+            let mut body = body;
+            // Only a complete object (200, not a 206 range) can be checked
+            // against a full-object checksum; composite (multipart) values
+            // yield no validator.
+            if head.status == http::StatusCode::OK
+                && let Some(validator) = output.head.checksums.validator()
+            {
+                body.verify_with(validator);
+            }
             Ok(GetObjectResponse { output, body })
         })
         .await
@@ -141,4 +150,67 @@ pub fn bucket(name: &str) -> Result<BucketName, Error> {
 /// client's error type).
 pub fn key(name: &str) -> Result<ObjectKey, Error> {
     ObjectKey::new(name).map_err(Error::from)
+}
+
+/// Generates one async method per operation whose response is decoded in
+/// memory.
+macro_rules! buffered_operations {
+    ($($(#[$doc:meta])* $method:ident => $module:ident::$op:ident;)*) => {
+        impl Client {
+            $(
+                $(#[$doc])*
+                pub async fn $method(
+                    &self,
+                    operation: s3_ops::ops::$module::$op,
+                ) -> Result<<s3_ops::ops::$module::$op as Operation>::Output, Error> {
+                    self.send_ref(&operation).await
+                }
+            )*
+        }
+    };
+}
+
+buffered_operations! {
+    /// `HeadObject`: an object's metadata.
+    head_object => head_object::HeadObject;
+    /// `DeleteObject`.
+    delete_object => delete_object::DeleteObject;
+    /// `DeleteObjects`: up to 1000 keys in one request.
+    delete_objects => delete_objects::DeleteObjects;
+    /// `CopyObject` (server-side copy, up to 5 GiB).
+    copy_object => copy_object::CopyObject;
+    /// `GetObjectTagging`.
+    get_object_tagging => get_object_tagging::GetObjectTagging;
+    /// `PutObjectTagging`.
+    put_object_tagging => put_object_tagging::PutObjectTagging;
+    /// `DeleteObjectTagging`.
+    delete_object_tagging => delete_object_tagging::DeleteObjectTagging;
+    /// `CreateBucket`.
+    create_bucket => create_bucket::CreateBucket;
+    /// `DeleteBucket` (the bucket must be empty).
+    delete_bucket => delete_bucket::DeleteBucket;
+    /// `HeadBucket`: does the bucket exist and may we access it.
+    head_bucket => head_bucket::HeadBucket;
+    /// `GetBucketLocation`: the bucket's region.
+    get_bucket_location => get_bucket_location::GetBucketLocation;
+    /// `ListBuckets`, one page (see [`Client::list_buckets_pages`]).
+    list_buckets => list_buckets::ListBuckets;
+    /// `ListObjectsV2`, one page (see [`Client::list_objects_v2_pages`]).
+    list_objects_v2 => list_objects_v2::ListObjectsV2;
+    /// `ListObjectVersions`, one page (see [`Client::list_object_versions_pages`]).
+    list_object_versions => list_object_versions::ListObjectVersions;
+    /// `CreateMultipartUpload`.
+    create_multipart_upload => create_multipart_upload::CreateMultipartUpload;
+    /// `UploadPartCopy`: a part copied from an existing object.
+    upload_part_copy => upload_part_copy::UploadPartCopy;
+    /// `CompleteMultipartUpload` (an error inside its 200 response is
+    /// detected and retried like any other).
+    complete_multipart_upload => complete_multipart_upload::CompleteMultipartUpload;
+    /// `AbortMultipartUpload`.
+    abort_multipart_upload => abort_multipart_upload::AbortMultipartUpload;
+    /// `ListParts`, one page (see [`Client::list_parts_pages`]).
+    list_parts => list_parts::ListParts;
+    /// `ListMultipartUploads`, one page (see
+    /// [`Client::list_multipart_uploads_pages`]).
+    list_multipart_uploads => list_multipart_uploads::ListMultipartUploads;
 }
