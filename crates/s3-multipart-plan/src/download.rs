@@ -300,6 +300,7 @@ impl<T> DownloadScheduler<T> {
 
     /// The next GET to start, or `None` when concurrency or the window is
     /// full, or nothing is left to fetch.
+    #[must_use = "a polled fetch must be performed and its result reported"]
     pub fn poll_fetch(&mut self) -> Option<RangeFetch> {
         if self.outcome.is_some() {
             return None;
@@ -336,6 +337,7 @@ impl<T> DownloadScheduler<T> {
 
     /// The next range in object order, if it has arrived. Delivering frees
     /// window space: drain [`poll_fetch`](Self::poll_fetch) afterwards.
+    #[must_use = "a delivery holds the next bytes of the object"]
     pub fn poll_deliver(&mut self) -> Option<Delivery<T>> {
         if !matches!(self.window.front(), Some(RangeSlot::Fetched(_))) {
             return None;

@@ -333,6 +333,7 @@ impl UploadScheduler {
     /// The next action to perform, or `None` when nothing can start until a
     /// result is reported (or the upload is finished). See the drain rule in
     /// the [crate docs](crate).
+    #[must_use = "a polled action must be performed and its result reported"]
     pub fn poll_action(&mut self) -> Option<Action> {
         match self.phase {
             Phase::NeedCreate => {
