@@ -115,7 +115,6 @@ fn http_client() -> reqwest::Client {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn bucket_create_head_list_delete() {
     let local = Local::start().await;
     let client = &local.client;
@@ -163,7 +162,6 @@ async fn bucket_create_head_list_delete() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn put_head_get_delete_round_trip_with_metadata() {
     let local = Local::with_bucket("objects").await;
     let data = pattern(10_000, 1);
@@ -229,23 +227,16 @@ async fn put_head_get_delete_round_trip_with_metadata() {
 }
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn keys_with_unusual_bytes_round_trip() {
     let local = Local::with_bucket("keys").await;
-    // s3s-fs stores keys as file paths, so each path segment of the 1024-byte key stays
-    // below the 255-byte file-name limit.
-    let long_key: String = (0..8)
-        .map(|i| format!("{}{}", char::from(b'a' + i), "x".repeat(126)))
-        .collect::<Vec<_>>()
-        .join("/");
-    let long_key = format!("{long_key}/{}", "y".repeat(1024 - long_key.len() - 1));
-    assert_eq!(long_key.len(), 1024);
+    // s3s-fs names a metadata file after the base64 of the key, which caps keys at about
+    // 160 bytes here; the 1024-byte key is covered against the fault server (`fault.rs`).
+    let long_key = format!("long/{}", "k".repeat(150));
     let keys = [
         "with space.txt",
         "plus+sign",
         "percent%20not-an-escape%",
         "double//slash",
-        "dots/../not-a-parent",
         "unicode/日本語/ümlaut-é",
         "emoji-🚀",
         "reserved !$&'()*,;=:@?#[]",
@@ -278,11 +269,37 @@ async fn keys_with_unusual_bytes_round_trip() {
     assert_eq!(listed, ["unicode/日本語/ümlaut-é"]);
     let listed = local
         .client
-        .send(ListObjectsV2::new(bucket_name("keys")).prefix("plus+"))
+        // s3s-fs echoes `encoding-type=url` but sends keys unencoded, so a `+` would be
+        // decoded as a space: ask for raw keys here.
+        .send(
+            ListObjectsV2::new(bucket_name("keys"))
+                .prefix("plus+")
+                .url_encoding(false),
+        )
         .await
         .unwrap();
     assert_eq!(listed.result.contents.len(), 1);
     assert_eq!(listed.result.contents[0].key, "plus+sign");
+}
+
+#[tokio::test]
+#[ignore = "BUG (notes/tokio-test-findings.md #3): dot segments resolved by the URL parser"]
+async fn keys_with_dot_segments_address_their_own_objects() {
+    let local = Local::with_bucket("dots").await;
+    // Distinct keys that a path normaliser would map onto each other.
+    let keys = ["a/../b", "b", "./c", "c", "d/.", "d", "e/..", "e"];
+    for key in keys {
+        local
+            .put("dots", key, Bytes::from(format!("content of {key}")))
+            .await;
+    }
+    for key in keys {
+        assert_eq!(
+            local.get("dots", key).await,
+            format!("content of {key}").as_bytes(),
+            "{key:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -356,7 +373,6 @@ async fn ranged_gets() {
 /// CompleteMultipartUpload but ignores them on GetObject/HeadObject; conditional reads are
 /// covered against the fault server (`fault.rs`).
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn conditional_writes_and_copies() {
     let local = Local::with_bucket("conditions").await;
     let put = || PutObject::new(bucket_name("conditions"), object_key("obj"));
@@ -481,7 +497,6 @@ async fn copy_object_and_batch_delete() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn each_checksum_algorithm_is_accepted_and_returned() {
     let local = Local::with_bucket("sums").await;
     let data = Bytes::from(pattern(40_000, 4));
@@ -772,7 +787,6 @@ async fn presigned_put_and_get_with_plain_reqwest() {
 // ---------------------------------------------------------------------------------------------
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #1): every HEAD fails"]
 async fn a_client_from_environment_variables_and_from_a_profile() {
     let local = Local::start().await;
     let server = &local.server;
