@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use s3_wire_tokio::credentials::MapEnv;
+use s3_wire_tokio::s3_ops::ChecksumAlgorithm;
 use s3_wire_tokio::s3_ops::ops::copy_object::CopyObject;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
@@ -770,6 +771,94 @@ async fn a_full_object_checksum_is_verified_and_a_corrupted_body_rejected() {
             .iter()
             .all(|r| r.header("x-amz-checksum-mode") == Some("ENABLED"))
     );
+}
+
+#[tokio::test]
+async fn upload_checksums_match_an_independent_crc32_for_every_body_kind() {
+    let data = object_bytes(200_000);
+    let expected = base64(&crc32(&data).to_be_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("body.bin");
+    std::fs::write(&path, &data).unwrap();
+    let server = FaultServer::start_with_fallback([], Reply::empty().with_header("etag", "\"e\""));
+    let client = client(&server);
+    let put = || put("sum").checksum_algorithm(ChecksumAlgorithm::Crc32);
+    client
+        .put_object(put(), Bytes::from(data.clone()))
+        .await
+        .unwrap();
+    client
+        .put_object(put(), Body::from_file(&path).await.unwrap())
+        .await
+        .unwrap();
+    client
+        .put_object(put(), one_shot(&data, 30_000))
+        .await
+        .unwrap();
+
+    for (kind, request) in ["bytes", "file", "stream"].iter().zip(server.requests()) {
+        let seed = sigv4::verify_recorded(&request, SECRET_KEY)
+            .unwrap_or_else(|err| panic!("{kind}: {err}"));
+        assert_eq!(received_payload(&request, &seed), data, "{kind}");
+        // Sent either as a header or as an aws-chunked trailer.
+        let trailer = request
+            .header("content-encoding")
+            .is_some_and(|v| v.contains("aws-chunked"))
+            .then(|| aws_chunked::decode(&request.body).unwrap())
+            .and_then(|decoded| {
+                decoded
+                    .trailers
+                    .into_iter()
+                    .find(|(name, _)| name == "x-amz-checksum-crc32")
+                    .map(|(_, value)| value)
+            });
+        let sent = request
+            .header("x-amz-checksum-crc32")
+            .map(str::to_owned)
+            .or(trailer);
+        assert_eq!(sent.as_deref(), Some(expected.as_str()), "{kind}");
+        if sent.is_some() && request.header("x-amz-checksum-crc32").is_none() {
+            assert_eq!(
+                request.header("x-amz-trailer"),
+                Some("x-amz-checksum-crc32"),
+                "{kind}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_paused_consumer_is_not_a_stall_but_the_operation_deadline_still_holds() {
+    let object = object_bytes(4 * 1024 * 1024);
+    let server = FaultServer::start([Reply::ok(object.clone()), Reply::stalled(&object, 1000)]);
+    let client = builder(&server)
+        .stall_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let mut response = client.get_object(get("k")).await.unwrap();
+    let first = response.body.next_chunk().await.unwrap().unwrap();
+    // The consumer pauses for longer than the stall limit: not the transfer's fault.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let mut received = first.to_vec();
+    while let Some(chunk) = response.body.next_chunk().await {
+        received.extend_from_slice(&chunk.unwrap());
+    }
+    assert_eq!(received, object);
+
+    // The whole-operation limit covers reading the body.
+    let client = builder(&server)
+        .stall_timeout(Duration::from_secs(30))
+        .operation_timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let response = client.get_object(get("k")).await.unwrap();
+    let err = response.body.collect().await.unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_))),
+        "{err:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 // ---------------------------------------------------------------------------------------------
