@@ -22,6 +22,7 @@ use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::ops::delete_bucket::DeleteBucket;
 use s3_wire_tokio::s3_ops::ops::delete_object::DeleteObject;
 use s3_wire_tokio::s3_ops::ops::delete_objects::DeleteObjects;
+use s3_wire_tokio::s3_ops::ops::get_bucket_location::GetBucketLocation;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_bucket::HeadBucket;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
@@ -143,6 +144,17 @@ async fn bucket_create_head_list_delete() {
         .collect();
     names.sort_unstable();
     assert_eq!(names, ["alpha-bucket", "beta-bucket"]);
+
+    let location = client
+        .send(GetBucketLocation::new(bucket_name("alpha-bucket")))
+        .await
+        .unwrap();
+    // us-east-1 is reported as the empty constraint, as S3 does.
+    assert!(
+        ["", "us-east-1"].contains(&location.result.location_constraint.as_str()),
+        "{:?}",
+        location.result.location_constraint
+    );
 
     client
         .send(DeleteBucket::new(bucket_name("alpha-bucket")))
