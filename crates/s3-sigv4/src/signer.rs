@@ -328,8 +328,10 @@ impl Signer {
         params: &SigningParams<'_>,
         expires_in: Duration,
     ) -> Result<PresignedRequest, Error> {
-        self.presign_with_report(request, credentials, params, expires_in)
-            .map(|(presigned, _)| presigned)
+        with_scratch(|buf| {
+            self.presign_into(request, credentials, params, expires_in, buf)
+                .map(|(presigned, _)| presigned)
+        })
     }
 
     /// Like [`Signer::presign`], and also returns the canonical request and
@@ -341,6 +343,21 @@ impl Signer {
         params: &SigningParams<'_>,
         expires_in: Duration,
     ) -> Result<(PresignedRequest, SigningReport), Error> {
+        let mut buf = Vec::with_capacity(1024);
+        let (presigned, computed) =
+            self.presign_into(request, credentials, params, expires_in, &mut buf)?;
+        let report = report(&buf, &computed, String::new());
+        Ok((presigned, report))
+    }
+
+    fn presign_into<R: SignableRequest + ?Sized>(
+        &self,
+        request: &R,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+        expires_in: Duration,
+        buf: &mut Vec<u8>,
+    ) -> Result<(PresignedRequest, Computed), Error> {
         credentials.validate()?;
         params.validate()?;
         if expires_in < Duration::from_secs(1) || expires_in > MAX_PRESIGN_EXPIRY {
@@ -360,77 +377,76 @@ impl Signer {
         let settings = params.settings();
 
         // The signed header names go into the query, so canonicalize the
-        // headers first (into a scratch buffer).
-        let mut header_block = Vec::with_capacity(256);
+        // headers first, at the start of the scratch buffer.
         let host = signing_host(request)?;
-        let signed_range = canonical_headers_into(
-            request.headers(),
-            host,
-            settings.header_selection(),
-            &mut header_block,
-        );
+        let header_block_start = buf.len();
+        let signed =
+            canonical_headers_into(request.headers(), host, settings.header_selection(), buf);
+        let header_block = header_block_start..buf.len();
 
-        let mut query = Vec::with_capacity(256);
-        if let Some(existing) = request.query().filter(|q| !q.is_empty()) {
-            query.extend_from_slice(existing.as_bytes());
-            query.push(b'&');
+        // The URL is built in place; its query part is what gets canonicalized.
+        let path = request.path();
+        let mut url = Vec::with_capacity(path.len() + 512);
+        if let (Some(scheme), Some(authority)) = (request.scheme(), request.authority()) {
+            url.extend_from_slice(scheme.as_bytes());
+            url.extend_from_slice(b"://");
+            url.extend_from_slice(authority.as_bytes());
         }
-        query.extend_from_slice(b"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=");
-        let mut credential = Vec::with_capacity(96);
-        credential.extend_from_slice(credentials.access_key_id().as_bytes());
-        credential.push(b'/');
-        write_scope(&mut credential, &time, params.region(), params.service());
-        uri_encode_into(&credential, true, &mut query);
-        query.extend_from_slice(b"&X-Amz-Date=");
-        query.extend_from_slice(time.amz_date_bytes());
-        query.extend_from_slice(b"&X-Amz-Expires=");
-        query.extend_from_slice(expires_in.as_secs().to_string().as_bytes());
+        url.extend_from_slice(if path.is_empty() {
+            b"/"
+        } else {
+            path.as_bytes()
+        });
+        url.push(b'?');
+        let query_start = url.len();
+        if let Some(existing) = request.query().filter(|q| !q.is_empty()) {
+            url.extend_from_slice(existing.as_bytes());
+            url.push(b'&');
+        }
+        url.extend_from_slice(b"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=");
+        uri_encode_into(credentials.access_key_id().as_bytes(), true, &mut url);
+        url.extend_from_slice(b"%2F");
+        let mut scope = Vec::with_capacity(64);
+        write_scope(&mut scope, &time, params.region(), params.service());
+        uri_encode_into(&scope, true, &mut url);
+        url.extend_from_slice(b"&X-Amz-Date=");
+        url.extend_from_slice(time.amz_date_bytes());
+        url.extend_from_slice(b"&X-Amz-Expires=");
+        push_decimal(&mut url, expires_in.as_secs());
         let token = credentials.session_token();
         let token_signed = settings.token_placement() == SessionTokenPlacement::Signed;
         if let (Some(token), true) = (token, token_signed) {
-            query.extend_from_slice(b"&X-Amz-Security-Token=");
-            uri_encode_into(token.as_bytes(), true, &mut query);
+            url.extend_from_slice(b"&X-Amz-Security-Token=");
+            uri_encode_into(token.as_bytes(), true, &mut url);
         }
-        query.extend_from_slice(b"&X-Amz-SignedHeaders=");
-        uri_encode_into(&header_block[signed_range.clone()], true, &mut query);
-        let query = String::from_utf8(query)
+        url.extend_from_slice(b"&X-Amz-SignedHeaders=");
+        uri_encode_into(&buf[signed.clone()], true, &mut url);
+        let query = std::str::from_utf8(&url[query_start..])
             .map_err(|_| InvalidUri::Unrepresentable("query is not UTF-8".into()))?;
 
         let mut payload_buf = [0u8; 64];
         let payload = params.payload().write_value(&mut payload_buf);
-        let mut buf = Vec::with_capacity(512);
         let computed = self.compute(
             request,
             Some(PrecomputedParts {
-                query: &query,
-                header_block: &header_block,
-                signed: signed_range,
+                query,
+                header_block,
+                signed,
             }),
             credentials,
             params,
             payload,
-            &mut buf,
+            buf,
         )?;
 
-        let mut url = String::with_capacity(query.len() + request.path().len() + 128);
-        if let (Some(scheme), Some(authority)) = (request.scheme(), request.authority()) {
-            url.push_str(scheme);
-            url.push_str("://");
-            url.push_str(authority);
-        }
-        url.push_str(if request.path().is_empty() {
-            "/"
-        } else {
-            request.path()
-        });
-        url.push('?');
-        url.push_str(&query);
         if let (Some(token), false) = (token, token_signed) {
-            url.push_str("&X-Amz-Security-Token=");
-            url.push_str(&crate::encoding::uri_encode(token, true));
+            url.extend_from_slice(b"&X-Amz-Security-Token=");
+            uri_encode_into(token.as_bytes(), true, &mut url);
         }
-        url.push_str("&X-Amz-Signature=");
-        url.push_str(&computed.signature.to_hex());
+        url.extend_from_slice(b"&X-Amz-Signature=");
+        url.extend_from_slice(&computed.signature.hex_bytes());
+        let url = String::from_utf8(url)
+            .map_err(|_| InvalidUri::Unrepresentable("URL is not UTF-8".into()))?;
 
         let mut headers = HeaderMap::new();
         let selection = settings.header_selection();
@@ -439,16 +455,13 @@ impl Signer {
                 headers.append(name.clone(), value.clone());
             }
         }
-        let report = report(&buf, &computed, String::new());
-        Ok((
-            PresignedRequest {
-                method,
-                url,
-                headers,
-                signature: computed.signature,
-            },
-            report,
-        ))
+        let presigned = PresignedRequest {
+            method,
+            url,
+            headers,
+            signature: computed.signature,
+        };
+        Ok((presigned, computed))
     }
 
     /// Prepares and signs an aws-chunked upload in one step: applies the
@@ -518,8 +531,9 @@ impl Signer {
                 canonical_query_into(parts.query, buf)?;
                 buf.push(b'\n');
                 let start = buf.len();
-                buf.extend_from_slice(parts.header_block);
-                start + parts.signed.start..start + parts.signed.end
+                buf.extend_from_within(parts.header_block.clone());
+                let shift = start - parts.header_block.start;
+                parts.signed.start + shift..parts.signed.end + shift
             }
             None => {
                 if let Some(query) = request.query() {
@@ -581,8 +595,26 @@ fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 
 struct PrecomputedParts<'a> {
     query: &'a str,
-    header_block: &'a [u8],
+    /// The canonical headers block, already in the scratch buffer.
+    header_block: std::ops::Range<usize>,
+    /// The signed header names inside the buffer.
     signed: std::ops::Range<usize>,
+}
+
+/// Appends `value` in decimal.
+fn push_decimal(out: &mut Vec<u8>, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 fn report(buf: &[u8], computed: &Computed, authorization: String) -> SigningReport {
