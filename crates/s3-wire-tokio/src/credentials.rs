@@ -1527,6 +1527,59 @@ s3 =
     }
 
     #[test]
+    fn arbitrary_file_contents_never_panic() {
+        // Deterministic pseudo-random texts built from the tokens the parser reacts to.
+        const TOKENS: &[&str] = &[
+            "[",
+            "]",
+            "=",
+            "#",
+            ";",
+            " ",
+            "\t",
+            "\n",
+            "\r\n",
+            "profile",
+            "services",
+            "default",
+            "a",
+            "key",
+            "é",
+            "日",
+            "\u{0}",
+            "\\",
+            "\"",
+            "[profile x]",
+            "  k = v",
+            "s3 =",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            // splitmix64
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for _ in 0..5_000 {
+            let len = (next() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize])
+                .collect();
+            let lines = text.lines().count().max(1);
+            match parse(&text, &text) {
+                Ok(set) => {
+                    // Whatever parsed is usable.
+                    let _ = format!("{set:?}");
+                }
+                Err(Error::Parse { line, .. }) => assert!(line >= 1 && line <= lines, "{text:?}"),
+                Err(other) => panic!("{text:?}: unexpected {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn debug_output_redacts_secrets() {
         let set = parse(
             "",
