@@ -25,6 +25,45 @@ use crate::progress::Progress;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
+/// A failure of the request body itself (the caller's data: a file that
+/// shrank, a stream that failed or delivered the wrong length), as opposed to
+/// the network. The transport reports it as `ErrorKind::RequestBody`.
+#[derive(Debug)]
+pub(crate) struct BodyError {
+    pub(crate) message: String,
+    source: Option<BoxError>,
+}
+
+impl BodyError {
+    pub(crate) fn boxed(message: impl Into<String>, source: Option<BoxError>) -> BoxError {
+        Box::new(Self {
+            message: message.into(),
+            source,
+        })
+    }
+
+    /// Wraps an error from the caller's stream unless it already is one.
+    pub(crate) fn wrap(error: BoxError) -> BoxError {
+        if error.is::<BodyError>() {
+            error
+        } else {
+            Self::boxed("the body stream failed", Some(error))
+        }
+    }
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BodyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as _)
+    }
+}
+
 /// A boxed one-shot stream of body chunks.
 pub type ByteStream = Pin<Box<dyn Stream<Item = Result<Bytes, BoxError>> + Send + 'static>>;
 
@@ -308,10 +347,10 @@ impl http_body::Body for AttemptBody {
                     Ok(Ok(chunk)) if chunk.is_empty() => {
                         let missing = *end - *position;
                         this.state = AttemptState::Done;
-                        return Poll::Ready(Some(Err(format!(
-                            "file ended {missing} bytes before the announced length"
-                        )
-                        .into())));
+                        return Poll::Ready(Some(Err(BodyError::boxed(
+                            format!("file ended {missing} bytes before the announced length"),
+                            None,
+                        ))));
                     }
                     Ok(Ok(chunk)) => {
                         *position += chunk.len() as u64;
@@ -319,11 +358,17 @@ impl http_body::Body for AttemptBody {
                     }
                     Ok(Err(io)) => {
                         this.state = AttemptState::Done;
-                        return Poll::Ready(Some(Err(io.into())));
+                        return Poll::Ready(Some(Err(BodyError::boxed(
+                            "reading the file failed",
+                            Some(io.into()),
+                        ))));
                     }
                     Err(join) => {
                         this.state = AttemptState::Done;
-                        return Poll::Ready(Some(Err(join.into())));
+                        return Poll::Ready(Some(Err(BodyError::boxed(
+                            "the file read task failed",
+                            Some(join.into()),
+                        ))));
                     }
                 }
             }

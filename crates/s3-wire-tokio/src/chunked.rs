@@ -16,7 +16,7 @@ use http_body::{Body as _, Frame, SizeHint};
 use s3_ops::{ChecksumAlgorithm, Checksummer};
 use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
 
-use crate::body::{AttemptBody, Body, BoxError, ByteStream, Source};
+use crate::body::{AttemptBody, Body, BodyError, BoxError, ByteStream, Source};
 use crate::error::{Error, ErrorKind};
 use crate::progress::Progress;
 
@@ -124,9 +124,10 @@ impl ChunkedBody {
             Payload::OneShot { stream, started } => {
                 let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
                 let Some(inner) = guard.as_mut() else {
-                    return Poll::Ready(Some(Err(
-                        "the one-shot body stream was already consumed".into()
-                    )));
+                    return Poll::Ready(Some(Err(BodyError::boxed(
+                        "the one-shot body stream was already consumed",
+                        None,
+                    ))));
                 };
                 let item = inner.as_mut().poll_next(cx);
                 if let Poll::Ready(Some(Ok(chunk))) = &item
@@ -178,22 +179,26 @@ impl ChunkedBody {
                 Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
                 Poll::Ready(None) => {
                     if self.received != self.declared {
-                        return Poll::Ready(Err(format!(
-                            "body stream ended after {} of its announced {} bytes",
-                            self.received, self.declared
-                        )
-                        .into()));
+                        return Poll::Ready(Err(BodyError::boxed(
+                            format!(
+                                "body stream ended after {} of its announced {} bytes",
+                                self.received, self.declared
+                            ),
+                            None,
+                        )));
                     }
                     self.source_done = true;
                 }
                 Poll::Ready(Some(Ok(mut data))) => {
                     self.received += data.len() as u64;
                     if self.received > self.declared {
-                        return Poll::Ready(Err(format!(
-                            "body stream yielded more than its announced {} bytes",
-                            self.declared
-                        )
-                        .into()));
+                        return Poll::Ready(Err(BodyError::boxed(
+                            format!(
+                                "body stream yielded more than its announced {} bytes",
+                                self.declared
+                            ),
+                            None,
+                        )));
                     }
                     if let Some(checksum) = &mut self.checksum {
                         checksum.update(&data);
@@ -234,7 +239,7 @@ impl http_body::Body for ChunkedBody {
         if let Err(error) = std::task::ready!(this.fill(cx)) {
             this.finished = true;
             this.out.clear();
-            return Poll::Ready(Some(Err(error)));
+            return Poll::Ready(Some(Err(BodyError::wrap(error))));
         }
         match this.out.pop_front() {
             Some(bytes) => {

@@ -258,6 +258,7 @@ impl Client {
                 progress.clone(),
             )
             .map_err(Attempted::failed)?;
+        let signed_path = parts.uri.path().to_owned();
         let request = http::Request::from_parts(parts, body);
         let request = reqwest::Request::try_from(request).map_err(|e| {
             Attempted::failed(
@@ -265,6 +266,20 @@ impl Client {
             )
         })?;
 
+        if request.url().path() != signed_path {
+            // The URL parser resolves `.` and `..` segments (also as `%2E`):
+            // the request would reach another object than the key names.
+            return Err(Attempted::failed(Error::from(s3_ops::Error::InvalidInput(
+                s3_ops::InvalidInput::Parameter {
+                    name: "Key",
+                    reason: format!(
+                        "the HTTP stack would send path {} instead of {signed_path}: keys with \
+                         `.` or `..` path segments cannot be addressed",
+                        request.url().path()
+                    ),
+                },
+            ))));
+        }
         let stall = inner.timeouts.stall;
         let response = {
             let send = pin!(inner.http.execute(request));

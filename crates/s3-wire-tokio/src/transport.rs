@@ -5,6 +5,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::body::BodyError;
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 
 /// Transport settings taken from the client configuration.
@@ -69,6 +70,10 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
 
 /// Maps a transport failure reported by reqwest to the client's error.
 pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Error {
+    if let Some(body) = find_cause::<BodyError>(&error) {
+        let kind = ErrorKind::RequestBody(body.message.clone());
+        return Error::new(kind).with_source(error);
+    }
     let kind = if error.is_connect() {
         if is_timeout(&error) {
             ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
@@ -85,18 +90,21 @@ pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Err
     Error::new(kind).with_source(error)
 }
 
+/// The first error of type `E` in `error`'s source chain.
+fn find_cause<E: std::error::Error + 'static>(error: &reqwest::Error) -> Option<&E> {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(found) = cause.downcast_ref::<E>() {
+            return Some(found);
+        }
+        source = cause.source();
+    }
+    None
+}
+
 fn is_timeout(error: &reqwest::Error) -> bool {
     if error.is_timeout() {
         return true;
     }
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::TimedOut
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
+    find_cause::<std::io::Error>(error).is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
 }
