@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use http::HeaderValue;
+
 use crate::error::InvalidParameter;
 
 /// An access key pair plus an optional session token (temporary credentials).
@@ -18,20 +20,35 @@ pub struct Credentials {
     access_key_id: String,
     secret_access_key: String,
     session_token: Option<String>,
+    /// Checked once here rather than on every signature.
+    validity: Result<(), InvalidParameter>,
+    /// The `x-amz-security-token` value, built once (STS tokens are ~1 KiB).
+    token_header: Option<HeaderValue>,
 }
 
 impl Credentials {
-    /// Credentials from their parts. Validation happens when they are used, so
-    /// this constructor cannot fail.
+    /// Credentials from their parts. This constructor cannot fail: invalid
+    /// parts (an access key id with `/` or whitespace, an empty secret, a
+    /// session token with control characters) are reported by every signing
+    /// call that uses them.
     pub fn new(
         access_key_id: impl Into<String>,
         secret_access_key: impl Into<String>,
         session_token: Option<String>,
     ) -> Self {
+        let access_key_id = access_key_id.into();
+        let secret_access_key = secret_access_key.into();
+        let validity = check(&access_key_id, &secret_access_key, session_token.as_deref());
+        let token_header = match (&validity, &session_token) {
+            (Ok(()), Some(token)) => HeaderValue::from_str(token).ok(),
+            _ => None,
+        };
         Self {
-            access_key_id: access_key_id.into(),
-            secret_access_key: secret_access_key.into(),
+            access_key_id,
+            secret_access_key,
             session_token,
+            validity,
+            token_header,
         }
     }
 
@@ -50,26 +67,33 @@ impl Credentials {
         self.session_token.as_deref()
     }
 
-    /// Checks everything that ends up in a header or URL.
+    /// Whether every part can be used in a header or URL.
     pub(crate) fn validate(&self) -> Result<(), InvalidParameter> {
-        let key_ok = !self.access_key_id.is_empty()
-            && self
-                .access_key_id
-                .bytes()
-                .all(|b| b.is_ascii_graphic() && b != b'/');
-        if !key_ok {
-            return Err(InvalidParameter::AccessKeyId);
-        }
-        if self.secret_access_key.is_empty() {
-            return Err(InvalidParameter::SecretAccessKey);
-        }
-        if let Some(token) = &self.session_token
-            && token.bytes().any(|b| b.is_ascii_control())
-        {
-            return Err(InvalidParameter::SessionToken);
-        }
-        Ok(())
+        self.validity.clone()
     }
+
+    /// The session token as a header value (valid credentials only).
+    pub(crate) fn token_header(&self) -> Option<&HeaderValue> {
+        self.token_header.as_ref()
+    }
+}
+
+/// Checks everything that ends up in a header or URL.
+fn check(access_key_id: &str, secret: &str, token: Option<&str>) -> Result<(), InvalidParameter> {
+    let key_ok = !access_key_id.is_empty()
+        && access_key_id
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'/');
+    if !key_ok {
+        return Err(InvalidParameter::AccessKeyId);
+    }
+    if secret.is_empty() {
+        return Err(InvalidParameter::SecretAccessKey);
+    }
+    if token.is_some_and(|token| token.bytes().any(|b| b.is_ascii_control() || !b.is_ascii())) {
+        return Err(InvalidParameter::SessionToken);
+    }
+    Ok(())
 }
 
 impl fmt::Debug for Credentials {

@@ -71,6 +71,11 @@ pub use request::{RawRequest, SignableRequest};
 pub use signer::{MAX_PRESIGN_EXPIRY, PresignedRequest, Signature, Signer, SigningReport};
 pub use time::SigningTime;
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 #[cfg(test)]
 mod send_sync {
     fn assert_send_sync<T: Send + Sync>() {}

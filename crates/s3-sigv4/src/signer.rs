@@ -254,12 +254,11 @@ impl Signer {
         let time = params.time();
         let mut payload_buf = [0u8; 64];
         let payload = params.payload().write_value(&mut payload_buf);
-        let token = credentials.session_token();
 
         let headers = request.headers_mut();
         // Room for date, content hash, token and authorization in one growth.
         headers.reserve(4);
-        headers.remove(AUTHORIZATION);
+        // `authorization` itself is never signed; the insert below replaces it.
         headers.insert(
             X_AMZ_DATE,
             header_value(&X_AMZ_DATE, time.amz_date_bytes())?,
@@ -271,9 +270,9 @@ impl Signer {
             };
             headers.insert(X_AMZ_CONTENT_SHA256, value);
         }
-        match (token, settings.token_placement()) {
+        match (credentials.token_header(), settings.token_placement()) {
             (Some(token), SessionTokenPlacement::Signed) => {
-                headers.insert(X_AMZ_SECURITY_TOKEN, token_header_value(token)?);
+                headers.insert(X_AMZ_SECURITY_TOKEN, token.clone());
             }
             (_, SessionTokenPlacement::AppendedAfterSigning) => {
                 headers.remove(X_AMZ_SECURITY_TOKEN);
@@ -308,9 +307,9 @@ impl Signer {
         let headers = request.headers_mut();
         headers.insert(AUTHORIZATION, authorization);
         if let (Some(token), SessionTokenPlacement::AppendedAfterSigning) =
-            (token, settings.token_placement())
+            (credentials.token_header(), settings.token_placement())
         {
-            headers.insert(X_AMZ_SECURITY_TOKEN, token_header_value(token)?);
+            headers.insert(X_AMZ_SECURITY_TOKEN, token.clone());
         }
         Ok(computed)
     }
@@ -661,8 +660,4 @@ fn header_value(name: &HeaderName, bytes: &[u8]) -> Result<HeaderValue, Error> {
         }
         .into()
     })
-}
-
-fn token_header_value(token: &str) -> Result<HeaderValue, Error> {
-    HeaderValue::from_str(token).map_err(|_| InvalidParameter::SessionToken.into())
 }
