@@ -1,6 +1,7 @@
 //! The crate's error type, the S3 service error and retry classification.
 
 use std::fmt;
+use std::time::SystemTime;
 
 use http::StatusCode;
 
@@ -243,6 +244,9 @@ pub struct S3Error {
     pub resource: Option<String>,
     /// Further elements of the error document (`Endpoint`, `Key`, `BucketName`, ...).
     pub extra: Vec<(String, String)>,
+    /// The response's `Date` header: the server's clock, for correcting a skewed local
+    /// clock after [`S3Error::is_clock_skew`] errors.
+    pub server_time: Option<SystemTime>,
 }
 
 impl S3Error {
@@ -257,6 +261,7 @@ impl S3Error {
             region: None,
             resource: None,
             extra: Vec::new(),
+            server_time: None,
         }
     }
 
@@ -281,6 +286,16 @@ impl S3Error {
         self.status == StatusCode::PRECONDITION_FAILED
             || self.status == StatusCode::NOT_MODIFIED
             || self.code == "PreconditionFailed"
+    }
+
+    /// True when the request was rejected because the local clock is off
+    /// (`RequestTimeTooSkewed`, `RequestExpired`, `RequestInTheFuture`): re-sign with a
+    /// time corrected by [`S3Error::server_time`] and retry.
+    pub fn is_clock_skew(&self) -> bool {
+        matches!(
+            self.code.as_str(),
+            "RequestTimeTooSkewed" | "RequestExpired" | "RequestInTheFuture"
+        )
     }
 
     /// How a transport should react to this error.

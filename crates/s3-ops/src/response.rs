@@ -91,6 +91,7 @@ pub fn service_error(parts: &Parts, body: &[u8]) -> S3Error {
     if error.host_id.is_none() {
         error.host_id = head.string("x-amz-id-2");
     }
+    error.server_time = head.date("date").ok().flatten();
     // The header is authoritative for the bucket's region; the body's <Region> is the
     // fallback (AuthorizationHeaderMalformed carries it there).
     if let Some(region) = head.string("x-amz-bucket-region") {

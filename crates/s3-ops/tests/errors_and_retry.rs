@@ -281,3 +281,26 @@ fn idempotency_is_data() {
         "CreateMultipartUpload"
     );
 }
+
+#[test]
+fn clock_skew_is_reported_with_the_server_time() {
+    let body = "<Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request \
+                time and the current time is too large.</Message><RequestTime>20130524T000000Z</RequestTime>\
+                <ServerTime>2026-11-29T21:00:00Z</ServerTime><MaxAllowedSkewMilliseconds>900000\
+                </MaxAllowedSkewMilliseconds></Error>";
+    let error = GetObject::new(bucket(), key("k"))
+        .response(response(
+            403,
+            &[("date", "Sun, 29 Nov 2026 21:00:00 GMT")],
+            body.to_owned(),
+        ))
+        .unwrap_err();
+    let service = error.service_error().unwrap();
+    assert!(service.is_clock_skew());
+    assert_eq!(
+        service.server_time,
+        Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_986_000))
+    );
+    assert_eq!(service.extra("ServerTime"), Some("2026-11-29T21:00:00Z"));
+    assert_eq!(error.retry_class(), RetryClass::NotRetryable);
+}
