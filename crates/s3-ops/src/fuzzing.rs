@@ -113,6 +113,76 @@ pub fn decode_arbitrary_response(data: &[u8]) -> usize {
         .count()
 }
 
+/// Encodes requests from arbitrary input and checks what must hold for every accepted
+/// one. Fields are split by `0xFF`: bucket, key, metadata name, metadata value, version id
+/// / tag value / prefix, then two 8-byte range bounds. Panics only on a broken invariant
+/// (an accepted key that does not decode back from the request path).
+pub fn encode_arbitrary_request(data: &[u8]) {
+    let mut fields = data.split(|&b| b == 0xFF);
+    let mut text = || String::from_utf8_lossy(fields.next().unwrap_or_default()).into_owned();
+    let (bucket, key, meta_name, meta_value, extra) = (text(), text(), text(), text(), text());
+    let bounds: Vec<u64> = data
+        .rchunks(8)
+        .take(2)
+        .map(|chunk| chunk.iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b)))
+        .collect();
+    let endpoints = [
+        crate::Endpoint::aws("us-east-1"),
+        crate::Endpoint::custom("http://127.0.0.1:9000/base", "us-east-1"),
+    ];
+    // Invalid names fall back to a fixed bucket so the rest of the input is still used.
+    let bucket = BucketName::new(bucket.clone())
+        .or_else(|_| BucketName::new_relaxed(bucket))
+        .or_else(|_| BucketName::new("fuzz-bucket"));
+    let (Ok(bucket), Ok(key)) = (bucket, ObjectKey::new(key)) else {
+        return;
+    };
+    let range = crate::ByteRange::new(
+        bounds.first().copied().unwrap_or(0),
+        bounds.get(1).copied().unwrap_or(0),
+    );
+    for endpoint in endpoints.into_iter().flatten() {
+        let get = GetObject::new(bucket.clone(), key.clone()).version_id(extra.clone());
+        let get = match range {
+            Ok(range) => get.range(range),
+            Err(_) => get,
+        };
+        if let Ok(request) = get.request(&endpoint) {
+            let path = request.request.uri().path();
+            let decoded = s3_sigv4::uri_decode(path).unwrap_or_default();
+            assert!(
+                decoded.ends_with(key.as_str().as_bytes()),
+                "key {key:?} does not decode back from {path:?}"
+            );
+        }
+        let put = PutObject::new(bucket.clone(), key.clone())
+            .metadata(meta_name.clone(), meta_value.clone())
+            .tag(meta_name.clone(), extra.clone())
+            .content_type(meta_value.clone())
+            .body(Bytes::copy_from_slice(data));
+        let _ = put.request(&endpoint);
+        let keys = key
+            .as_str()
+            .split('\n')
+            .filter_map(|k| ObjectKey::new(k).ok());
+        let _ = DeleteObjects::new(bucket.clone(), keys).request(&endpoint);
+        let source = CopySource::new(bucket.clone(), key.clone()).version_id(extra.clone());
+        let _ = CopyObject::new(source, bucket.clone(), key.clone())
+            .metadata(meta_name.clone(), meta_value.clone())
+            .request(&endpoint);
+        let _ = ListObjectsV2::new(bucket.clone())
+            .prefix(extra.clone())
+            .delimiter(meta_name.clone())
+            .request(&endpoint);
+        let _ = PutObjectTagging::new(
+            bucket.clone(),
+            key.clone(),
+            [(meta_name.clone(), meta_value.clone())],
+        )
+        .request(&endpoint);
+    }
+}
+
 fn ok<T>(result: Result<T, Error>) -> Result<(), Error> {
     result.map(drop)
 }
@@ -161,6 +231,27 @@ mod tests {
             data.push(0xFF);
             data.extend_from_slice(body.concat().as_bytes());
             decode_arbitrary_response(&data);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn arbitrary_requests_encode_or_fail_cleanly(
+            fields in proptest::collection::vec(".{0,40}", 5),
+            bounds in proptest::collection::vec(any::<u8>(), 16),
+        ) {
+            let joined: Vec<u8> = fields
+                .iter()
+                .map(|f| f.as_bytes().to_vec())
+                .collect::<Vec<_>>()
+                .join(&0xFF);
+            encode_arbitrary_request(&joined);
+            let mut with_bounds = joined;
+            with_bounds.push(0xFF);
+            with_bounds.extend_from_slice(&bounds);
+            encode_arbitrary_request(&with_bounds);
         }
     }
 
