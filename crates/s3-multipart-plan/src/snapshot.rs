@@ -358,21 +358,35 @@ fn parse_part(fields: &str) -> Result<CompletedPart, SnapshotErrorKind> {
     Ok(part)
 }
 
+/// Whether a byte is written as itself: printable ASCII other than `%`.
+fn is_plain(byte: u8) -> bool {
+    byte.is_ascii_graphic() && byte != b'%'
+}
+
 /// Percent-encodes `%`, space, controls and non-ASCII; everything else
 /// (including `"` of ETags and `=`/`+`/`/` of base64) stays readable.
 fn encode_into(out: &mut String, value: &str) {
-    for byte in value.bytes() {
-        if byte.is_ascii_graphic() && byte != b'%' {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
+    // Copy runs of plain bytes at once. A run is ASCII, so both of its ends
+    // are char boundaries.
+    let mut run_start = 0;
+    for (index, byte) in value.bytes().enumerate() {
+        if is_plain(byte) {
+            continue;
         }
+        if run_start < index {
+            out.push_str(&value[run_start..index]);
+        }
+        let _ = write!(out, "%{byte:02X}");
+        run_start = index + 1;
+    }
+    if run_start < value.len() {
+        out.push_str(&value[run_start..]);
     }
 }
 
 fn decode(text: &str) -> Result<String, SnapshotErrorKind> {
     // The common case (ETags, base64, AWS upload ids) needs no decoding.
-    if text.bytes().all(|b| b.is_ascii_graphic() && b != b'%') {
+    if text.bytes().all(is_plain) {
         return Ok(text.to_owned());
     }
     let invalid = || SnapshotErrorKind::InvalidEncoding(text.to_owned());

@@ -444,3 +444,13 @@ fn stream_memory_stays_within_the_budget() {
         "the options' bound is the budget"
     );
 }
+
+#[test]
+fn schedulers_can_move_between_threads() {
+    // A runtime adapter keeps schedulers in tasks that may migrate.
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<UploadScheduler>();
+    send_and_sync::<Action>();
+    send_and_sync::<s3_multipart_plan::DownloadScheduler<Vec<u8>>>();
+    send_and_sync::<s3_multipart_plan::UploadSnapshot>();
+}
