@@ -85,3 +85,8 @@ pub use types::{
     ByteRange, CannedAcl, Conditions, ContentRange, ServerSideEncryption, SseCustomerKey,
     StorageClass,
 };
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
