@@ -238,7 +238,50 @@ impl UploadScheduler {
     }
 
     /// Schedules the upload of a stream of unknown length, with part sizes
-    /// from [`StreamPlan`].
+    /// from [`StreamPlan`]. Memory stays within
+    /// [`maximum_buffered_bytes`](Self::maximum_buffered_bytes): once parts
+    /// outgrow `options.maximum_buffered_bytes()`, they run one at a time.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use std::io::Read;
+    /// use s3_multipart_plan::{Action, MultipartOptions, Outcome, UploadScheduler};
+    ///
+    /// let data = vec![7u8; 12 << 20]; // 12 MiB, length unknown to the scheduler
+    /// let mut stream = &data[..];
+    /// let options = MultipartOptions::builder().part_size(5 << 20).build()?;
+    /// let mut upload = UploadScheduler::new_stream(&options);
+    /// let mut buffers: HashMap<u32, Vec<u8>> = HashMap::new();
+    /// let mut pending = Vec::new();
+    /// while upload.outcome().is_none() {
+    ///     while let Some(action) = upload.poll_action() {
+    ///         pending.push(action);
+    ///     }
+    ///     match pending.remove(0) {
+    ///         Action::Create => upload.handle_created("id")?,
+    ///         Action::ReadPart { number, capacity, .. } => {
+    ///             // Fill the buffer unless the stream ends first.
+    ///             let mut buffer = Vec::new();
+    ///             (&mut stream).take(capacity).read_to_end(&mut buffer).unwrap();
+    ///             upload.handle_part_read(number, buffer.len() as u64)?;
+    ///             buffers.insert(number, buffer);
+    ///         }
+    ///         Action::UploadPart { number, .. } => {
+    ///             // Send buffers[&number]; free it once the part is done.
+    ///             buffers.remove(&number);
+    ///             upload.handle_part_done(number, format!("\"{number}\""), None)?;
+    ///         }
+    ///         Action::Complete { parts } => {
+    ///             let sizes: Vec<u64> = parts.iter().map(|p| p.size).collect();
+    ///             assert_eq!(sizes, [5 << 20, 5 << 20, 2 << 20]);
+    ///             upload.handle_completed()?;
+    ///         }
+    ///         other => unreachable!("{other:?}"),
+    ///     }
+    /// }
+    /// assert_eq!(upload.outcome(), Some(&Outcome::Completed { parts: 3, size: 12 << 20 }));
+    /// # Ok::<(), s3_multipart_plan::Error>(())
+    /// ```
     pub fn new_stream(options: &MultipartOptions) -> Self {
         let plan = StreamPlan::new(options);
         let cursor = StreamCursor {
