@@ -31,10 +31,15 @@ use crate::transport::{self, TransportConfig};
 /// budget.
 ///
 /// ```no_run
+/// use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
+/// use s3_wire_tokio::{bucket, key};
+///
 /// # async fn demo() -> Result<(), s3_wire_tokio::Error> {
 /// let client = s3_wire_tokio::Client::from_env()?;
-/// let head = client.head_object("my-bucket", "reports/2024.csv").await?;
-/// println!("{} bytes", head.content_length);
+/// let head = client
+///     .head_object(HeadObject::new(bucket("my-bucket")?, key("reports/2024.csv")?))
+///     .await?;
+/// println!("{:?} bytes", head.content_length);
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]

@@ -1,9 +1,64 @@
 //! The Tokio runtime adapter of s3-wire: an async, streaming S3 client that
 //! drives `s3-ops` (operation codecs) and `s3-sigv4` (signing) over `reqwest`.
 //!
-//! Owns everything that touches the outside world: the HTTP transport,
-//! credential sources, clocks and timers for retries and timeouts, and
-//! streaming bodies.
+//! ```no_run
+//! use std::time::Duration;
+//! use s3_wire_tokio::s3_ops::ops::{
+//!     get_object::GetObject, list_objects_v2::ListObjectsV2, put_object::PutObject,
+//! };
+//! use s3_wire_tokio::s3_ops::ChecksumAlgorithm;
+//! use s3_wire_tokio::{Body, Client, RetryConfig, bucket, key};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! // From code (or `Client::from_env()` for AWS_* variables and ~/.aws files).
+//! let client = Client::builder()
+//!     .endpoint("http://127.0.0.1:9000") // plain http only for loopback (or allow_http)
+//!     .region("us-east-1")
+//!     .static_credentials("AKIDEXAMPLE", "secret", None)
+//!     .stall_timeout(Duration::from_secs(20))
+//!     .retry(RetryConfig::default().with_max_attempts(5))
+//!     .build()?;
+//! let photos = bucket("photos")?;
+//!
+//! // Upload a file in place (re-read on retry, never copied), with a CRC32C trailer.
+//! let body = Body::from_file("cat.jpg").await?;
+//! let put = PutObject::new(photos.clone(), key("2024/cat.jpg")?)
+//!     .checksum_algorithm(ChecksumAlgorithm::Crc32c);
+//! client.put_object(put, body).await?;
+//!
+//! // Stream it back to disk; length and (with checksum mode) checksum are verified.
+//! let get = GetObject::new(photos.clone(), key("2024/cat.jpg")?).checksum_mode(true);
+//! let object = client.get_object(get).await?;
+//! object.body.write_to_file("cat-copy.jpg").await?;
+//!
+//! // List lazily, page by page.
+//! let mut pages = client.list_objects_v2_pages(ListObjectsV2::new(photos).prefix("2024/"));
+//! while let Some(page) = pages.next_page().await {
+//!     for object in page?.result.contents {
+//!         println!("{} {}", object.size, object.key);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! **Requests.** Every attempt is built by `s3-ops`, signed anew by
+//! `s3-sigv4` (one signer and signing-key cache per client) and sent over one
+//! shared connection pool (`reqwest`, rustls with the `ring` provider and the
+//! platform's roots, HTTP/1.1; HTTP/2 with the `http2` feature).
+//!
+//! **Retries** ([`RetryConfig`]): exponential backoff with full jitter, a
+//! maximum number of attempts, a token-bucket retry budget shared by all
+//! clones of a client, `Retry-After` honoured within the operation deadline,
+//! one region redirect followed for AWS endpoints (the request is rebuilt and
+//! re-signed for the new host). Replayable bodies are resent; a one-shot
+//! stream is retried only if none of it was sent.
+//!
+//! **Timeouts** ([`Timeouts`]): connect, stall (no progress in either
+//! direction) and whole operation.
+//!
+//! **Errors** ([`Error`]): the kind (S3 error document, transport, timeout,
+//! body length, ...), the request id, the number of attempts and the source
+//! chain.
 //!
 //! **Dependency rule:** may depend on every pure crate and on tokio/reqwest; no
 //! pure crate may depend on it.
