@@ -235,7 +235,10 @@ enum RangeSlot<T> {
 /// more than `window` ranges ahead of the consumer, bytes delivered in order.
 ///
 /// `T` is whatever the driver stores per range (`bytes::Bytes`, `Vec<u8>`,
-/// a file region); the scheduler only holds it until its turn comes.
+/// a file region); the scheduler only holds it until its turn comes. Memory
+/// is bounded by [`DownloadOptions::maximum_buffered_bytes`] (`window`
+/// ranges). The driver should send every GET with `If-Match` set to the
+/// ETag of the object it planned from, so all ranges come from one version.
 ///
 /// The drain rule: after creating the scheduler and after every
 /// `handle_*` or delivered range, call [`poll_fetch`](Self::poll_fetch)
