@@ -18,6 +18,7 @@ use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
+use s3_wire_tokio::s3_ops::ops::list_parts::ListParts;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
@@ -1057,4 +1058,63 @@ async fn region_and_endpoint_come_from_the_environment_and_requests_are_signed_f
             .iter()
             .any(|h| h == "x-amz-security-token")
     );
+}
+
+fn parts_page(parts: &[(u32, u64)], next_marker: Option<u32>) -> Reply {
+    let body: String = parts
+        .iter()
+        .map(|(number, size)| {
+            format!(
+                "<Part><PartNumber>{number}</PartNumber>\
+                 <LastModified>2024-01-01T00:00:00.000Z</LastModified>\
+                 <ETag>&quot;etag-{number}&quot;</ETag><Size>{size}</Size></Part>"
+            )
+        })
+        .collect();
+    let marker = next_marker
+        .map(|m| format!("<NextPartNumberMarker>{m}</NextPartNumberMarker>"))
+        .unwrap_or_default();
+    Reply::ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListPartsResult \
+         xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>bucket</Bucket><Key>k</Key>\
+         <UploadId>upload-1</UploadId><MaxParts>2</MaxParts>{marker}\
+         <IsTruncated>{}</IsTruncated>{body}</ListPartsResult>",
+        next_marker.is_some()
+    ))
+}
+
+#[tokio::test]
+async fn list_parts_pages_follow_the_part_number_marker() {
+    let server = FaultServer::start([
+        parts_page(&[(1, 5_242_880), (2, 5_242_880)], Some(2)),
+        parts_page(&[(3, 17)], None),
+    ]);
+    let client = client(&server);
+    let mut pages = client.list_parts_pages(
+        ListParts::new(
+            s3_wire_tokio::bucket("bucket").unwrap(),
+            s3_wire_tokio::key("k").unwrap(),
+            "upload-1",
+        )
+        .max_parts(2),
+    );
+    let mut parts = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        for part in page.unwrap().result.parts {
+            parts.push((part.part_number, part.size, part.etag.as_str().to_owned()));
+        }
+    }
+    assert_eq!(
+        parts,
+        [
+            (1, 5_242_880, "\"etag-1\"".to_owned()),
+            (2, 5_242_880, "\"etag-2\"".to_owned()),
+            (3, 17, "\"etag-3\"".to_owned()),
+        ]
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let query = |index: usize| requests[index].uri.query().unwrap_or_default().to_owned();
+    assert!(query(0).contains("uploadId=upload-1") && query(0).contains("max-parts=2"));
+    assert!(query(1).contains("part-number-marker=2"), "{}", query(1));
 }
