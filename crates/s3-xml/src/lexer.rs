@@ -63,6 +63,14 @@ impl<'a> NameStack<'a> {
         }
     }
 
+    fn peek(&self) -> Option<&'a str> {
+        let top = self.len.checked_sub(1)?;
+        match self.inline.get(top) {
+            Some(name) => Some(*name),
+            None => self.deeper.last().copied(),
+        }
+    }
+
     fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -217,6 +225,17 @@ impl<'a> Lexer<'a> {
 
     fn end_tag(&mut self, start: usize) -> Result<Token<'a>, LexError> {
         let bytes = self.bytes();
+        // Fast path: `</expected>` exactly.
+        if let Some(expected) = self.open.peek() {
+            let close = start + 2 + expected.len();
+            if bytes.get(start + 2..close) == Some(expected.as_bytes())
+                && bytes.get(close) == Some(&b'>')
+            {
+                self.open.pop();
+                self.pos = close + 1;
+                return Ok(Token::End);
+            }
+        }
         let (name_end, _) = self.name_end(start + 2)?;
         let found = &self.input[start + 2..name_end];
         let close = skip_whitespace(bytes, name_end);

@@ -34,8 +34,9 @@ pub(crate) struct XmlReader<'a> {
 pub(crate) struct Root<'a>(pub(crate) &'a str);
 
 impl<'a> XmlReader<'a> {
-    /// Checks the byte limit, skips leading whitespace (S3 pads slow
-    /// CompleteMultipartUpload answers with it) and reads up to the root
+    /// Checks the byte limit, skips a UTF-8 byte order mark and leading
+    /// whitespace (S3 pads slow CompleteMultipartUpload answers with it),
+    /// validates UTF-8 and reads up to the root
     /// element, which is returned.
     pub(crate) fn open(xml: &'a [u8], limits: &Limits) -> Result<(Self, Root<'a>), Error> {
         if xml.len() > limits.max_bytes() {
@@ -47,7 +48,16 @@ impl<'a> XmlReader<'a> {
                 limits.max_bytes() as u64,
             ));
         }
-        let trimmed = xml.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let bom = if xml.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let trimmed = bom
+            + xml[bom..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .count();
         let input = std::str::from_utf8(&xml[trimmed..]).map_err(|e| {
             let position = (trimmed + e.valid_up_to()) as u64;
             Error::new(ErrorKind::Malformed(Malformed::InvalidUtf8), position)

@@ -266,6 +266,18 @@ fn structural_errors() {
     .concat();
     let err = decode_list_objects_v2(&bad_utf8, &Limits::default()).unwrap_err();
     assert_eq!(err.kind(), &ErrorKind::Malformed(Malformed::InvalidUtf8));
+    let bom = "\u{feff}<?xml version=\"1.0\"?><ListBucketResult><Name>b</Name></ListBucketResult>";
+    assert_eq!(
+        decode_list_objects_v2(bom.as_bytes(), &Limits::default())
+            .unwrap()
+            .name,
+        "b"
+    );
+    let late_bom = "<ListBucketResult><Name>b</Name></ListBucketResult>\u{feff}";
+    assert_eq!(
+        v2_err(late_bom, &Limits::default()).kind(),
+        &ErrorKind::Malformed(Malformed::ContentAfterRoot)
+    );
     let latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><ListBucketResult><Name>b</Name></ListBucketResult>";
     assert_eq!(
         v2_err(latin1, &Limits::default()).kind(),
