@@ -346,7 +346,6 @@ async fn a_one_shot_stream_is_not_retried_once_sent() {
 }
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #2): reported as Transport(ConnectionDropped)"]
 async fn a_stream_shorter_than_announced_fails_the_upload() {
     let data = object_bytes(10_000);
     let body = Body::from_stream(Chunks(std::iter::once(Bytes::from(data)).collect()), 20_000);
@@ -556,15 +555,28 @@ async fn keys_reach_the_server_exactly_as_given_and_validly_signed() {
 }
 
 #[tokio::test]
-#[ignore = "BUG (notes/tokio-test-findings.md #3): dot segments resolved by the URL parser"]
-async fn keys_with_dot_segments_reach_the_server_unresolved() {
-    assert_keys_arrive_verbatim(&[
+async fn keys_with_dot_segments_are_refused_before_anything_is_sent() {
+    // The URL parser under reqwest resolves `.`/`..` segments (even as `%2E`), which would
+    // address another object; such keys are refused instead.
+    let server = FaultServer::start_with_fallback([], Reply::ok("x"));
+    let client = client(&server);
+    for key in [
         "dots/../not-a-parent",
         "./leading-dot",
         "trailing/..",
         "x/./y",
-    ])
-    .await;
+    ] {
+        let err = client.get_object(get(key)).await.unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::Operation(_)),
+            "{key:?}: {err:?}"
+        );
+        assert!(err.to_string().contains("Key"), "{key:?}: {err}");
+        assert_eq!(err.attempts(), 1, "{key:?}");
+    }
+    assert_eq!(server.request_count(), 0);
+    // Dots that are not whole segments are ordinary key bytes.
+    assert_keys_arrive_verbatim(&["a..b", ".hidden/..x", "x./.y", "..."]).await;
 }
 
 // ---------------------------------------------------------------------------------------------
