@@ -376,7 +376,12 @@ fn skip_whitespace(bytes: &[u8], mut i: usize) -> usize {
 
 /// The `encoding="..."` value of an XML declaration.
 fn declared_encoding(attributes: &str) -> Option<&str> {
-    let after = &attributes[attributes.find("encoding")? + "encoding".len()..];
+    // A plain window scan: declarations are a few dozen bytes.
+    let at = attributes
+        .as_bytes()
+        .windows(8)
+        .position(|w| w == b"encoding")?;
+    let after = &attributes[at + "encoding".len()..];
     let after = after.trim_start().strip_prefix('=')?.trim_start();
     let quote = after.chars().next().filter(|q| *q == '"' || *q == '\'')?;
     let value = &after[1..];
