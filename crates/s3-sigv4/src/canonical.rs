@@ -8,7 +8,7 @@ use std::ops::Range;
 use http::HeaderMap;
 
 use crate::encoding::{
-    is_canonical_escape, is_unreserved, normalize_encoded_into, uri_encode_into,
+    is_canonical_escape_digits, is_unreserved, normalize_encoded_into, uri_encode_into,
 };
 use crate::error::InvalidUri;
 use crate::params::{HeaderSelection, UriRules};
@@ -106,17 +106,19 @@ fn canonical_pairs(query: &[u8]) -> Option<Vec<QueryPair<'_>>> {
     let mut equals: Option<usize> = None;
     let mut index = 0;
     loop {
-        index += plain_run_len(&query[index..]);
+        index += plain_run_len(query.get(index..).unwrap_or_default());
         match query.get(index) {
             Some(b'=') if equals.is_none() => {
-                equals = Some(index);
+                equals = Some(index - pair_start);
                 index += 1;
             }
-            Some(b'%') if is_canonical_escape(query, index) => index += 3,
+            Some(b'%') => match (query.get(index + 1), query.get(index + 2)) {
+                (Some(&high), Some(&low)) if is_canonical_escape_digits(high, low) => index += 3,
+                _ => return None,
+            },
             Some(b'&') | None => {
                 if index > pair_start {
-                    let pair = &query[pair_start..index];
-                    pairs.push(QueryPair::new(pair, equals.map(|eq| eq - pair_start)));
+                    pairs.push(QueryPair::new(&query[pair_start..index], equals));
                 }
                 if index >= query.len() {
                     return Some(pairs);
@@ -125,7 +127,7 @@ fn canonical_pairs(query: &[u8]) -> Option<Vec<QueryPair<'_>>> {
                 pair_start = index;
                 equals = None;
             }
-            // A second `=`, a bad escape or a byte that must be encoded.
+            // A second `=` or a byte that must be encoded.
             Some(_) => return None,
         }
     }
@@ -227,8 +229,23 @@ fn shift_offset(error: InvalidUri, by: usize) -> InvalidUri {
     }
 }
 
-/// A signed header: name, position in the map, value.
-type HeaderEntry<'a> = (&'a str, usize, &'a [u8]);
+/// A signed header value with its name.
+#[derive(Clone, Copy)]
+struct HeaderEntry<'a> {
+    name: &'a str,
+    /// Which distinct name (map entry) this value belongs to.
+    group: usize,
+    /// Position in iteration order: keeps repeated values in order.
+    order: usize,
+    value: &'a [u8],
+}
+
+const EMPTY_ENTRY: HeaderEntry<'static> = HeaderEntry {
+    name: "",
+    group: 0,
+    order: 0,
+    value: &[],
+};
 
 /// Appends `name:value\n` for every signed header (sorted by name, repeated
 /// headers joined with `,` in order, values trimmed and inner runs of spaces
@@ -246,60 +263,78 @@ pub(crate) fn canonical_headers_into(
     // the stack and only allocate for unusually many.
     const ON_STACK: usize = 16;
     let needed = headers.len() + 1;
-    let mut stack: [HeaderEntry<'_>; ON_STACK] = [("", 0, &[]); ON_STACK];
+    let mut stack = [EMPTY_ENTRY; ON_STACK];
     let mut heap: Vec<HeaderEntry<'_>> = Vec::new();
     let storage: &mut [HeaderEntry<'_>] = if needed <= ON_STACK {
         &mut stack[..]
     } else {
-        heap.resize(needed, ("", 0, &[]));
+        heap.resize(needed, EMPTY_ENTRY);
         &mut heap[..]
     };
     let mut count = 0;
-    for (index, (name, value)) in headers.iter().enumerate() {
+    let mut group = 0;
+    let mut previous_name: &str = "";
+    for (order, (name, value)) in headers.iter().enumerate() {
         let name = name.as_str();
+        // The map yields every value of one entry in a row, all with the
+        // very same name slice: a pointer check finds the groups without
+        // comparing names.
+        if !std::ptr::eq(name, previous_name) {
+            group += 1;
+            previous_name = name;
+        }
         let value = value.as_bytes();
         if selection.signs(name, value) {
-            storage[count] = (name, index, value);
+            storage[count] = HeaderEntry {
+                name,
+                group,
+                order,
+                value,
+            };
             count += 1;
         }
     }
     if let Some(host) = host {
-        storage[count] = ("host", usize::MAX, host);
+        storage[count] = HeaderEntry {
+            name: "host",
+            group: group + 1,
+            order: usize::MAX,
+            value: host,
+        };
         count += 1;
     }
     let entries = &mut storage[..count];
-    // The index keeps repeated headers in their original order.
-    entries.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    entries.sort_unstable_by(|a, b| a.name.cmp(b.name).then(a.order.cmp(&b.order)));
 
-    let mut previous: Option<&str> = None;
-    for &(name, _, value) in entries.iter() {
-        if previous == Some(name) {
+    let mut previous_group = None;
+    for entry in entries.iter() {
+        if previous_group == Some(entry.group) {
             out.push(b',');
         } else {
-            if previous.is_some() {
+            if previous_group.is_some() {
                 out.push(b'\n');
             }
-            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(entry.name.as_bytes());
             out.push(b':');
         }
-        write_trimmed_value(value, out);
-        previous = Some(name);
+        write_trimmed_value(entry.value, out);
+        previous_group = Some(entry.group);
     }
-    if previous.is_some() {
+    if previous_group.is_some() {
         out.push(b'\n');
     }
     out.push(b'\n');
     let signed_start = out.len();
-    previous = None;
-    for &(name, _, _) in entries.iter() {
-        if previous == Some(name) {
+    previous_group = None;
+    for entry in entries.iter() {
+        if previous_group == Some(entry.group) {
             continue;
         }
-        if previous.is_some() {
+        if previous_group.is_some() {
             out.push(b';');
         }
-        out.extend_from_slice(name.as_bytes());
-        previous = Some(name);
+        out.extend_from_slice(entry.name.as_bytes());
+        previous_group = Some(entry.group);
     }
     signed_start..out.len()
 }
@@ -329,17 +364,24 @@ fn write_trimmed_value(value: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(value);
         return;
     }
-    let mut previous_blank = false;
-    out.reserve(value.len());
-    for &byte in value {
-        let blank = is_blank(byte);
-        if !blank {
-            out.push(byte);
-        } else if !previous_blank {
-            out.push(b' ');
+    // Branch-free: every byte is written (blanks as a space) and the cursor
+    // only advances past a blank that does not follow another blank.
+    let start = out.len();
+    out.resize(start + value.len(), 0);
+    let written = {
+        let target = &mut out[start..];
+        let mut cursor = 0;
+        let mut previous_blank = false;
+        for &byte in value {
+            let blank = is_blank(byte);
+            // `cursor` never passes the number of bytes read so far.
+            target[cursor] = if blank { b' ' } else { byte };
+            cursor += usize::from(!(blank && previous_blank));
+            previous_blank = blank;
         }
-        previous_blank = blank;
-    }
+        cursor
+    };
+    out.truncate(start + written);
 }
 
 #[cfg(test)]
@@ -389,6 +431,53 @@ mod tests {
                 offset: 9
             })
         );
+    }
+
+    proptest::proptest! {
+        /// However a query is encoded (raw bytes, lowercase escapes, escaped
+        /// unreserved bytes), it canonicalizes like its `uri_encode` form.
+        #[test]
+        fn every_encoding_of_a_query_canonicalizes_alike(
+            pairs in proptest::collection::vec(("\\PC{0,6}", "\\PC{0,6}"), 1..8),
+            style in 0u8..3,
+        ) {
+            let encode = |text: &str| -> String {
+                match style {
+                    0 => crate::uri_encode(text, true),
+                    // Lowercase hex digits in the escapes only.
+                    1 => {
+                        let encoded = crate::uri_encode(text, true);
+                        let mut pieces = encoded.split('%');
+                        let mut out = pieces.next().unwrap_or_default().to_owned();
+                        for piece in pieces {
+                            let (hex, rest) = piece.split_at(2);
+                            out.push('%');
+                            out.push_str(&hex.to_lowercase());
+                            out.push_str(rest);
+                        }
+                        out
+                    }
+                    _ => text
+                        .bytes()
+                        .map(|b| format!("%{b:02x}"))
+                        .collect(),
+                }
+            };
+            let reference: Vec<String> = pairs
+                .iter()
+                .map(|(n, v)| format!("{}={}", crate::uri_encode(n, true), crate::uri_encode(v, true)))
+                .collect();
+            let variant: Vec<String> =
+                pairs.iter().map(|(n, v)| format!("{}={}", encode(n), encode(v))).collect();
+            let canonical = |q: &str| {
+                let mut out = Vec::new();
+                canonical_query_into(q, &mut out).map(|()| out)
+            };
+            proptest::prop_assert_eq!(
+                canonical(&variant.join("&")).unwrap(),
+                canonical(&reference.join("&")).unwrap()
+            );
+        }
     }
 
     #[test]

@@ -22,8 +22,8 @@ const UNRESERVED: [bool; 256] = {
 
 /// Whether AWS leaves `byte` unencoded.
 #[inline]
-pub(crate) fn is_unreserved(byte: u8) -> bool {
-    UNRESERVED[usize::from(byte)]
+pub(crate) const fn is_unreserved(byte: u8) -> bool {
+    UNRESERVED[byte as usize]
 }
 
 /// Percent-encodes `input` with the AWS rules and returns the result.
@@ -103,19 +103,34 @@ pub(crate) fn canonical_prefix_len(input: &[u8], keep_slash: bool) -> usize {
 }
 
 #[inline]
-pub(crate) fn is_canonical_escape(input: &[u8], percent_at: usize) -> bool {
+fn is_canonical_escape(input: &[u8], percent_at: usize) -> bool {
     match (input.get(percent_at + 1), input.get(percent_at + 2)) {
-        (Some(&high), Some(&low)) if is_upper_hex(high) && is_upper_hex(low) => {
-            let decoded = (hex_value(high).unwrap_or(0) << 4) | hex_value(low).unwrap_or(0);
-            !UNRESERVED[usize::from(decoded)]
-        }
+        (Some(&high), Some(&low)) => is_canonical_escape_digits(high, low),
         _ => false,
     }
 }
 
-fn is_upper_hex(digit: u8) -> bool {
-    digit.is_ascii_digit() || (b'A'..=b'F').contains(&digit)
+/// Whether `%` + `high` `low` is a canonical escape: uppercase hex digits of
+/// a byte that is not unreserved.
+#[inline]
+pub(crate) fn is_canonical_escape_digits(high: u8, low: u8) -> bool {
+    let (high, low) = (
+        UPPER_HEX_VALUE[usize::from(high)],
+        UPPER_HEX_VALUE[usize::from(low)],
+    );
+    (high | low) < 16 && !UNRESERVED[usize::from(high << 4 | low)]
 }
+
+/// The value of an uppercase hex digit, `0xFF` for every other byte.
+const UPPER_HEX_VALUE: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut digit = 0;
+    while digit < 16 {
+        table[HEX_UPPER[digit] as usize] = digit as u8;
+        digit += 1;
+    }
+    table
+};
 
 /// Writes the canonical (single) encoding of an already percent-encoded
 /// component: escapes of unreserved bytes are decoded, other escapes are kept
