@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::encoding::{hex_len, hex32, push_hex_usize};
 use crate::error::{Error, InvalidHeader, InvalidParameter, StreamingError};
+use crate::header::{checked_name, checked_value};
 use crate::key::HmacSha256;
 use crate::params::{PayloadHash, SigningParams};
 use crate::signer::{Signature, write_scope};
@@ -239,23 +240,16 @@ impl ChunkedLayout {
     }
 }
 
+/// Trailer names are checksum headers: lowercase, so the canonical trailer
+/// (`name:value`) uses the name as given.
 fn trailer_header_name(name: &str) -> Result<HeaderName, Error> {
-    let valid = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    if !valid {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
         return Err(InvalidHeader::InvalidName {
             name: name.to_owned(),
         }
         .into());
     }
-    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-        InvalidHeader::InvalidName {
-            name: name.to_owned(),
-        }
-        .into()
-    })
+    Ok(checked_name(name)?)
 }
 
 /// The framing that precedes one chunk's payload (at most 99 bytes).
@@ -476,18 +470,7 @@ impl ChunkEncoder {
         }
         let trailer = match (&self.layout.trailer, trailer_value) {
             (Some((name, length)), Some(value)) if value.len() == *length => {
-                if value.bytes().any(|b| b == b'\r' || b == b'\n') {
-                    return Err(InvalidHeader::LineBreakInValue {
-                        name: name.to_string(),
-                    }
-                    .into());
-                }
-                if value.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
-                    return Err(InvalidHeader::ControlCharacterInValue {
-                        name: name.to_string(),
-                    }
-                    .into());
-                }
+                checked_value(name, value)?;
                 Some((name, value))
             }
             (None, None) => None,

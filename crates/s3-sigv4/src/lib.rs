@@ -45,6 +45,7 @@ mod error;
 mod fuzz_tests;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+mod header;
 mod key;
 mod params;
 mod post_policy;
@@ -63,6 +64,7 @@ pub use encoding::{uri_decode, uri_encode, uri_encode_into};
 pub use error::{
     Error, InvalidExpiry, InvalidHeader, InvalidParameter, InvalidTime, InvalidUri, StreamingError,
 };
+pub use header::checked_header;
 pub use params::{
     HeaderSelection, PayloadHash, SessionTokenPlacement, SigningParams, SigningSettings, UriRules,
 };
