@@ -8,32 +8,49 @@ use std::fmt;
 /// which the problem was found (the start of the offending element's text for
 /// a bad value). For encoding, it is the byte offset of the offending
 /// character inside the value named by the error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Error {
+    // Boxed: keeps every `Result<_, Error>` of the decoding path small.
+    inner: Box<Inner>,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     position: u64,
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, position: u64) -> Self {
-        Self { kind, position }
+        Self {
+            inner: Box::new(Inner { kind, position }),
+        }
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.inner.kind
     }
 
     /// Byte offset where it went wrong (see the type's documentation).
     pub fn position(&self) -> u64 {
-        self.position
+        self.inner.position
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", self.kind())
+            .field("position", &self.position())
+            .finish()
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {})", self.kind, self.position)
+        write!(f, "{} (at byte {})", self.kind(), self.position())
     }
 }
 

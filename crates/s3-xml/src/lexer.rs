@@ -77,10 +77,15 @@ impl<'a> NameStack<'a> {
 }
 
 /// A lexing error and the byte offset where it was found.
-pub(crate) type LexError = (Malformed, usize);
+/// Boxed so that `Result<Token, LexError>` stays small on the hot path.
+pub(crate) type LexError = Box<(Malformed, usize)>;
+
+fn lex_error(malformed: Malformed, at: usize) -> LexError {
+    Box::new((malformed, at))
+}
 
 fn syntax(what: &str, at: usize) -> LexError {
-    (Malformed::Syntax(what.to_owned()), at)
+    lex_error(Malformed::Syntax(what.to_owned()), at)
 }
 
 impl<'a> Lexer<'a> {
@@ -113,7 +118,7 @@ impl<'a> Lexer<'a> {
                 if self.open.is_empty() {
                     Ok(Token::Eof)
                 } else {
-                    Err((Malformed::UnexpectedEof, start))
+                    Err(lex_error(Malformed::UnexpectedEof, start))
                 }
             }
             Some(b'<') => self.markup(start),
@@ -194,7 +199,7 @@ impl<'a> Lexer<'a> {
                     self.pos = after_space + 2;
                     return Ok(Token::Start { local, empty: true });
                 }
-                None => return Err((Malformed::UnexpectedEof, start)),
+                None => return Err(lex_error(Malformed::UnexpectedEof, start)),
                 Some(_) if after_space == i => return Err(syntax("malformed start tag", i)),
                 Some(_) => i = self.attribute(after_space)?,
             }
@@ -241,7 +246,7 @@ impl<'a> Lexer<'a> {
         let close = skip_whitespace(bytes, name_end);
         match bytes.get(close) {
             Some(b'>') => {}
-            None => return Err((Malformed::UnexpectedEof, start)),
+            None => return Err(lex_error(Malformed::UnexpectedEof, start)),
             Some(_) => return Err(syntax("malformed end tag", close)),
         }
         match self.open.pop() {
@@ -249,7 +254,7 @@ impl<'a> Lexer<'a> {
                 self.pos = close + 1;
                 Ok(Token::End)
             }
-            Some(expected) => Err((
+            Some(expected) => Err(lex_error(
                 Malformed::MismatchedEndTag {
                     expected: expected.to_owned(),
                     found: found.to_owned(),
@@ -293,7 +298,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.bytes();
         match bytes.get(at) {
             Some(b) if NAME_CHARS[usize::from(*b)] == START => {}
-            None => return Err((Malformed::UnexpectedEof, at)),
+            None => return Err(lex_error(Malformed::UnexpectedEof, at)),
             Some(_) => return Err(syntax("invalid name", at)),
         }
         let mut local = at;

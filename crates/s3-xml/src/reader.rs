@@ -350,7 +350,8 @@ impl<'a> XmlReader<'a> {
     /// The next token; lexing errors become [`ErrorKind::Malformed`].
     fn event(&mut self) -> Result<Token<'a>, Error> {
         self.event_start = self.base + self.lexer.position() as u64;
-        self.lexer.next_token().map_err(|(malformed, at)| {
+        self.lexer.next_token().map_err(|e| {
+            let (malformed, at) = *e;
             Error::new(ErrorKind::Malformed(malformed), self.base + at as u64)
         })
     }
