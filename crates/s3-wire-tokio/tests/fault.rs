@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use s3_wire_tokio::credentials::MapEnv;
+use s3_wire_tokio::credentials::{Credentials, CredentialsFuture, CredentialsProvider, MapEnv};
 use s3_wire_tokio::s3_ops::ChecksumAlgorithm;
 use s3_wire_tokio::s3_ops::ops::copy_object::CopyObject;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
@@ -1129,4 +1129,81 @@ async fn list_parts_pages_follow_the_part_number_marker() {
     let query = |index: usize| requests[index].uri.query().unwrap_or_default().to_owned();
     assert!(query(0).contains("uploadId=upload-1") && query(0).contains("max-parts=2"));
     assert!(query(1).contains("part-number-marker=2"), "{}", query(1));
+}
+
+/// Hands out a new key pair on every call (like a provider refreshing short-lived keys).
+#[derive(Debug, Default)]
+struct Rotating {
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl CredentialsProvider for Rotating {
+    fn credentials(&self) -> CredentialsFuture<'_> {
+        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move {
+            Ok(Credentials::new(
+                format!("AKIDROTATING{call}"),
+                format!("{SECRET_KEY}-{call}"),
+                None,
+            ))
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Failing;
+
+impl CredentialsProvider for Failing {
+    fn credentials(&self) -> CredentialsFuture<'_> {
+        Box::pin(async {
+            Err(s3_wire_tokio::credentials::Error::provider(
+                "vault unreachable",
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn each_attempt_asks_the_provider_and_signs_with_what_it_returns() {
+    let server = FaultServer::start([Reply::internal_error(), Reply::ok("done")]);
+    let client = Client::builder()
+        .endpoint(server.endpoint())
+        .credentials(Rotating::default())
+        .retry(retry(3))
+        .build()
+        .unwrap();
+    client.get_object(get("k")).await.unwrap();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for (call, request) in requests.iter().enumerate() {
+        let authorization = request.header("authorization").unwrap();
+        assert!(
+            authorization.contains(&format!("Credential=AKIDROTATING{call}/")),
+            "{authorization}"
+        );
+        sigv4::verify_recorded(request, &format!("{SECRET_KEY}-{call}")).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_failing_provider_is_a_credentials_error_with_its_cause() {
+    let server = FaultServer::start_with_fallback([], Reply::ok("unused"));
+    let client = Client::builder()
+        .endpoint(server.endpoint())
+        .credentials(Failing)
+        .build()
+        .unwrap();
+    let err = client.get_object(get("k")).await.unwrap_err();
+    assert!(matches!(err.kind(), ErrorKind::Credentials), "{err:?}");
+    let mut chain = Vec::new();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        chain.push(cause.to_string());
+        source = cause.source();
+    }
+    assert!(
+        chain.iter().any(|c| c.contains("vault unreachable")),
+        "{chain:?}"
+    );
+    assert_eq!(server.request_count(), 0);
 }
