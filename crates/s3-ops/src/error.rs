@@ -298,6 +298,15 @@ impl S3Error {
         )
     }
 
+    /// True when temporary credentials expired (`ExpiredToken`, `TokenRefreshRequired`):
+    /// refresh them, re-sign and retry.
+    pub fn is_expired_credentials(&self) -> bool {
+        matches!(
+            self.code.as_str(),
+            "ExpiredToken" | "ExpiredTokenException" | "TokenRefreshRequired"
+        )
+    }
+
     /// How a transport should react to this error.
     pub fn retry_class(&self) -> RetryClass {
         const THROTTLING: &[&str] = &[

@@ -302,5 +302,12 @@ fn clock_skew_is_reported_with_the_server_time() {
         Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_986_000))
     );
     assert_eq!(service.extra("ServerTime"), Some("2026-11-29T21:00:00Z"));
+    assert!(!service.is_expired_credentials());
     assert_eq!(error.retry_class(), RetryClass::NotRetryable);
+
+    let expired = GetObject::new(bucket(), key("k"))
+        .response(response(400, &[], error_body("ExpiredToken")))
+        .unwrap_err();
+    assert!(expired.service_error().unwrap().is_expired_credentials());
+    assert!(!expired.service_error().unwrap().is_clock_skew());
 }
