@@ -187,7 +187,7 @@ pub fn tokens(input: &str) -> Option<Vec<String>> {
                 out.push(format!("<{local}{}", if empty { "/" } else { "" }))
             }
             Token::End => out.push(">".into()),
-            Token::Text(text) => match out.last_mut() {
+            Token::Text(text) | Token::TextWithCr(text) => match out.last_mut() {
                 Some(last) if last.starts_with("T:") => last.push_str(text),
                 _ => out.push(format!("T:{text}")),
             },

@@ -16,8 +16,11 @@ pub(crate) enum Token<'a> {
     Start { local: &'a str, empty: bool },
     /// `</name>`, already matched against the open element.
     End,
-    /// Character data between markup.
+    /// Character data between markup, without `\r`.
     Text(&'a str),
+    /// Character data between markup that contains `\r` (its line ends
+    /// must be normalized).
+    TextWithCr(&'a str),
     /// `&name;` or `&#...;`: the part between `&` and `;`.
     Reference(&'a str),
     /// The content of `<![CDATA[...]]>`.
@@ -136,10 +139,17 @@ impl<'a> Lexer<'a> {
                 Ok(Token::Reference(&self.input[start + 1..start + 1 + len]))
             }
             Some(_) => {
-                let end =
-                    memchr::memchr2(b'<', b'&', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-                self.pos = end;
-                Ok(Token::Text(&self.input[start..end]))
+                // One pass finds the end and whether line ends need normalizing.
+                let rest = &bytes[start..];
+                let stop = memchr::memchr3(b'<', b'&', b'\r', rest).unwrap_or(rest.len());
+                if rest.get(stop) == Some(&b'\r') {
+                    let end =
+                        memchr::memchr2(b'<', b'&', &rest[stop..]).map_or(rest.len(), |i| stop + i);
+                    self.pos = start + end;
+                    return Ok(Token::TextWithCr(&self.input[start..start + end]));
+                }
+                self.pos = start + stop;
+                Ok(Token::Text(&self.input[start..start + stop]))
             }
         }
     }

@@ -90,10 +90,14 @@ impl<'a> XmlReader<'a> {
                     this.enter(local, empty)?;
                     return Ok((this, Root(local)));
                 }
-                Token::Text(text) if is_xml_whitespace(text) => {}
+                Token::Text(text) | Token::TextWithCr(text) if is_xml_whitespace(text) => {}
                 Token::Ignorable => {}
                 Token::Eof => return Err(this.malformed(Malformed::UnexpectedEof)),
-                Token::End | Token::Text(_) | Token::CData(_) | Token::Reference(_) => {
+                Token::End
+                | Token::Text(_)
+                | Token::TextWithCr(_)
+                | Token::CData(_)
+                | Token::Reference(_) => {
                     return Err(this.malformed(Malformed::TextBeforeRoot));
                 }
                 Token::Doctype => return Err(this.error_here(ErrorKind::DoctypeRejected)),
@@ -107,7 +111,7 @@ impl<'a> XmlReader<'a> {
         loop {
             match self.event()? {
                 Token::Eof => return Ok(()),
-                Token::Text(text) if is_xml_whitespace(text) => {}
+                Token::Text(text) | Token::TextWithCr(text) if is_xml_whitespace(text) => {}
                 Token::Ignorable => {}
                 Token::Doctype => return Err(self.error_here(ErrorKind::DoctypeRejected)),
                 _ => return Err(self.malformed(Malformed::ContentAfterRoot)),
@@ -137,7 +141,7 @@ impl<'a> XmlReader<'a> {
                 Token::Reference(reference) => {
                     resolve_reference(reference).map_err(|kind| self.error_here(kind))?;
                 }
-                Token::Text(_) | Token::CData(_) | Token::Ignorable => {}
+                Token::Text(_) | Token::TextWithCr(_) | Token::CData(_) | Token::Ignorable => {}
                 Token::Eof => return Err(self.malformed(Malformed::UnexpectedEof)),
                 Token::Declaration { .. } => {
                     let detail = "XML declaration inside the document".to_owned();
@@ -289,7 +293,19 @@ impl<'a> XmlReader<'a> {
         }
         loop {
             match self.event()? {
-                Token::Text(text) | Token::CData(text) => self.push_piece(text),
+                Token::Text(text) => self.push_piece(text),
+                Token::TextWithCr(text) => {
+                    self.spill();
+                    push_normalized(&mut self.scratch, text);
+                }
+                Token::CData(text) => {
+                    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+                        self.spill();
+                        push_normalized(&mut self.scratch, text);
+                    } else {
+                        self.push_piece(text);
+                    }
+                }
                 Token::Reference(reference) => {
                     let c = resolve_reference(reference).map_err(|kind| self.error_here(kind))?;
                     self.spill();
@@ -318,14 +334,14 @@ impl<'a> XmlReader<'a> {
         self.text.unwrap_or(&self.scratch)
     }
 
-    /// Adds a piece of text: kept borrowed if it is the first and needs no
-    /// line-end normalization, else appended to `scratch`.
+    /// Adds a piece of text without `\r`: kept borrowed if it is the first,
+    /// else appended to `scratch`.
     fn push_piece(&mut self, piece: &'a str) {
-        if self.text == Some("") && memchr::memchr(b'\r', piece.as_bytes()).is_none() {
+        if self.text == Some("") {
             self.text = Some(piece);
         } else {
             self.spill();
-            push_normalized(&mut self.scratch, piece);
+            self.scratch.push_str(piece);
         }
     }
 

@@ -21,7 +21,8 @@ fn text(max: usize) -> impl Strategy<Value = String> {
 }
 
 fn etag() -> impl Strategy<Value = ETag> {
-    "[!#-~\u{80}-\u{10ffff}]{1,40}".prop_map(|s| ETag::parse(&format!("\"{s}\"")).unwrap())
+    "[!#-~\u{80}-\u{fffd}\u{10000}-\u{10ffff}]{1,40}"
+        .prop_map(|s| ETag::parse(&format!("\"{s}\"")).unwrap())
 }
 
 fn limits() -> Limits {
