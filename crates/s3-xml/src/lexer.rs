@@ -154,6 +154,28 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Fast path for the commonest shape, `text</name>` right after the
+    /// start tag of `name` (text without markup, references or `\r`):
+    /// returns the text and consumes the end tag. `None` leaves the lexer
+    /// untouched for the general path.
+    pub(crate) fn simple_leaf(&mut self) -> Option<&'a str> {
+        let bytes = self.bytes();
+        let start = self.pos;
+        let tag = start + memchr::memchr3(b'<', b'&', b'\r', &bytes[start..])?;
+        let expected = self.open.peek()?;
+        let close = tag + 2 + expected.len();
+        let matches = bytes[tag] == b'<'
+            && bytes.get(tag + 1) == Some(&b'/')
+            && bytes.get(tag + 2..close) == Some(expected.as_bytes())
+            && bytes.get(close) == Some(&b'>');
+        if !matches {
+            return None;
+        }
+        self.open.pop();
+        self.pos = close + 1;
+        Some(&self.input[start..tag])
+    }
+
     fn markup(&mut self, start: usize) -> Result<Token<'a>, LexError> {
         let bytes = self.bytes();
         match bytes.get(start + 1) {

@@ -291,6 +291,11 @@ impl<'a> XmlReader<'a> {
             self.depth = self.depth.saturating_sub(1);
             return Ok(Some(()));
         }
+        if let Some(text) = self.lexer.simple_leaf() {
+            self.text = Some(text);
+            self.depth = self.depth.saturating_sub(1);
+            return Ok(Some(()));
+        }
         loop {
             match self.event()? {
                 Token::Text(text) => self.push_piece(text),
