@@ -23,7 +23,7 @@ use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
 };
-use support::fault::{FaultServer, Recorded, Reply};
+use support::fault::{FaultServer, Recorded, Reply, generated_byte};
 use support::{aws_chunked, base64, crc32, sigv4};
 
 const ACCESS_KEY: &str = "AKIDFAULTSERVER";
@@ -838,6 +838,37 @@ async fn upload_checksums_match_an_independent_crc32_for_every_body_kind() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_streaming_get_applies_backpressure() {
+    const GIB: u64 = 1024 * 1024 * 1024;
+    let server = FaultServer::start([Reply::Generated { len: GIB }]);
+    let client = client(&server);
+    let mut response = client.get_object(get("huge")).await.unwrap();
+    assert_eq!(response.body.content_length(), Some(GIB));
+    let mut received: u64 = 0;
+    while received < 8 * 1024 * 1024 {
+        let chunk = response.body.next_chunk().await.unwrap().unwrap();
+        for (index, byte) in chunk.iter().enumerate() {
+            assert_eq!(*byte, generated_byte(received + index as u64));
+        }
+        received += chunk.len() as u64;
+    }
+    // The consumer stops pulling: the server can only get as far as the buffers on the way
+    // (socket buffers, hyper's), not through the whole gibibyte.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let produced = server.bytes_produced();
+    assert!(
+        produced < received + 64 * 1024 * 1024,
+        "server produced {produced} bytes while the consumer took {received}"
+    );
+    // Pulling again resumes the transfer.
+    let mut more = 0;
+    while more < 16 * 1024 * 1024 {
+        more += response.body.next_chunk().await.unwrap().unwrap().len() as u64;
+    }
+    assert!(server.bytes_produced() >= received + more);
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::future::Future as _;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -64,6 +64,17 @@ pub enum Reply {
     Delayed(Duration, Box<Reply>),
     /// Read nothing of the request body and never answer (a stalled upload).
     IgnoreBody,
+    /// A `200 OK` body of `len` bytes (byte `i` is [`generated_byte`]`(i)`), produced only as
+    /// fast as the connection takes it; [`FaultServer::bytes_produced`] counts them.
+    Generated {
+        /// Body length.
+        len: u64,
+    },
+}
+
+/// Byte `offset` of a [`Reply::Generated`] body.
+pub fn generated_byte(offset: u64) -> u8 {
+    (offset % 251) as u8
 }
 
 /// The body of an S3 error document.
@@ -190,7 +201,7 @@ impl Reply {
             Reply::Respond { headers, .. }
             | Reply::Truncated { headers, .. }
             | Reply::Stalled { headers, .. } => headers.push((name.into(), value.into())),
-            Reply::Reset | Reply::IgnoreBody => {}
+            Reply::Reset | Reply::IgnoreBody | Reply::Generated { .. } => {}
             Reply::Delayed(_, inner) => **inner = inner.as_ref().clone().with_header(name, value),
         }
         self
@@ -227,6 +238,8 @@ impl Recorded {
 }
 
 struct Shared {
+    /// Bytes of [`Reply::Generated`] bodies handed to the connection so far.
+    produced: Arc<AtomicU64>,
     script: VecDeque<Reply>,
     /// Used once the script is exhausted.
     fallback: Reply,
@@ -259,6 +272,7 @@ impl FaultServer {
     /// Starts a server answering with `script`, then with `fallback` for every further request.
     pub fn start_with_fallback(script: impl IntoIterator<Item = Reply>, fallback: Reply) -> Self {
         let shared = Arc::new(Mutex::new(Shared {
+            produced: Arc::new(AtomicU64::new(0)),
             script: script.into_iter().collect(),
             fallback,
             requests: Vec::new(),
@@ -313,6 +327,11 @@ impl FaultServer {
     /// Appends replies to the script.
     pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
         lock(&self.shared).script.extend(replies);
+    }
+
+    /// Bytes of [`Reply::Generated`] bodies produced so far (taken by the connection).
+    pub fn bytes_produced(&self) -> u64 {
+        lock(&self.shared).produced.load(Ordering::SeqCst)
     }
 
     /// Forgets the recorded requests (e.g. after a warm-up request).
@@ -405,7 +424,7 @@ async fn handle(
             }
         }
     }
-    let (index, mut reply) = {
+    let (index, mut reply, produced) = {
         let mut shared = lock(shared);
         shared.requests.push(Recorded {
             method: parts.method,
@@ -419,7 +438,11 @@ async fn handle(
             Some(reply) => reply,
             None => shared.fallback.clone(),
         };
-        (shared.requests.len() - 1, reply)
+        (
+            shared.requests.len() - 1,
+            reply,
+            Arc::clone(&shared.produced),
+        )
     };
     if !body_complete {
         return Err(io::Error::other("request body aborted by the client"));
@@ -462,6 +485,14 @@ async fn handle(
         ),
         Reply::Delayed(..) => unreachable!("delays were unwrapped above"),
         Reply::IgnoreBody => unreachable!("handled before the body was read"),
+        Reply::Generated { len } => {
+            let mut body = ScriptedBody::new(Bytes::new(), len, Tail::End);
+            body.generated = Some(Generated {
+                offset: 0,
+                produced,
+            });
+            (200, Vec::new(), body)
+        }
     };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(status).expect("scripted status code");
@@ -508,7 +539,17 @@ pub struct ScriptedBody {
     declared: u64,
     tail: Tail,
     pause: Option<Pin<Box<tokio::time::Sleep>>>,
+    generated: Option<Generated>,
 }
+
+/// State of a [`Reply::Generated`] body.
+struct Generated {
+    offset: u64,
+    produced: Arc<AtomicU64>,
+}
+
+/// Frame size of generated bodies.
+const GENERATED_FRAME: u64 = 64 * 1024;
 
 impl ScriptedBody {
     fn new(data: Bytes, declared: u64, tail: Tail) -> Self {
@@ -517,6 +558,7 @@ impl ScriptedBody {
             declared,
             tail,
             pause: None,
+            generated: None,
         }
     }
 }
@@ -531,6 +573,20 @@ impl hyper::body::Body for ScriptedBody {
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
         if let Some(data) = self.data.take() {
             return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        let declared = self.declared;
+        if let Some(generated) = self.generated.as_mut() {
+            // Called only when hyper can take more: counting here measures backpressure.
+            let len = GENERATED_FRAME.min(declared - generated.offset);
+            if len == 0 {
+                return Poll::Ready(None);
+            }
+            let frame: Vec<u8> = (generated.offset..generated.offset + len)
+                .map(generated_byte)
+                .collect();
+            generated.offset += len;
+            generated.produced.fetch_add(len, Ordering::SeqCst);
+            return Poll::Ready(Some(Ok(Frame::data(Bytes::from(frame)))));
         }
         match self.tail {
             Tail::End => Poll::Ready(None),
@@ -550,7 +606,11 @@ impl hyper::body::Body for ScriptedBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.tail == Tail::End && self.data.is_none()
+        let generating = self
+            .generated
+            .as_ref()
+            .is_some_and(|g| g.offset < self.declared);
+        self.tail == Tail::End && self.data.is_none() && !generating
     }
 
     fn size_hint(&self) -> SizeHint {
