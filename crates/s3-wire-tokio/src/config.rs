@@ -57,6 +57,7 @@ pub struct ClientBuilder {
     pool_idle_timeout: Duration,
     pool_max_idle_per_host: usize,
     user_agent: String,
+    extra_roots: Vec<Vec<u8>>,
     env_error: Option<Error>,
 }
 
@@ -74,6 +75,7 @@ impl Default for ClientBuilder {
             pool_idle_timeout: Duration::from_secs(60),
             pool_max_idle_per_host: 64,
             user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
+            extra_roots: Vec::new(),
             env_error: None,
         }
     }
@@ -174,6 +176,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Trusts `der` (a DER-encoded X.509 certificate, e.g. a private CA of an
+    /// on-premises S3 service) in addition to the platform's root
+    /// certificates. PEM files hold base64 DER between the `BEGIN`/`END`
+    /// lines.
+    pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> Self {
+        self.extra_roots.push(der.into());
+        self
+    }
+
     /// All time limits at once.
     pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
         self.timeouts = timeouts;
@@ -250,6 +261,7 @@ impl ClientBuilder {
             pool_max_idle_per_host: self.pool_max_idle_per_host,
             http2: self.http2,
             user_agent: self.user_agent,
+            extra_roots: self.extra_roots,
         };
         Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
     }
@@ -288,6 +300,18 @@ fn is_loopback(authority: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_malformed_extra_root_certificate_is_a_config_error() {
+        let error = ClientBuilder::new()
+            .endpoint("https://storage.example.com")
+            .static_credentials("AKID", "secret", None)
+            .add_root_certificate_der(b"not a certificate".to_vec())
+            .build()
+            .expect_err("garbage is not a certificate");
+        assert!(matches!(error.kind(), ErrorKind::Config(_)), "{error:?}");
+        assert!(error.to_string().contains("root certificates"), "{error}");
+    }
 
     #[test]
     fn loopback_hosts() {

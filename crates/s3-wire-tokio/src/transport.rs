@@ -16,22 +16,37 @@ pub(crate) struct TransportConfig {
     pub(crate) pool_max_idle_per_host: usize,
     pub(crate) http2: bool,
     pub(crate) user_agent: String,
+    /// DER certificates trusted in addition to the platform's roots.
+    pub(crate) extra_roots: Vec<Vec<u8>>,
 }
 
-/// The rustls configuration shared by every client of the process: loading
-/// the platform's root certificates costs milliseconds, so it is done once.
-fn tls_config(http2: bool) -> Result<rustls::ClientConfig, Error> {
+/// The rustls configuration: the `ring` provider and the platform's root
+/// certificates (plus `extra_roots`). Loading the platform's roots costs
+/// milliseconds, so the verifier without extra roots is built once per process.
+fn tls_config(http2: bool, extra_roots: &[Vec<u8>]) -> Result<rustls::ClientConfig, Error> {
     static VERIFIER: OnceLock<Result<Arc<rustls_platform_verifier::Verifier>, String>> =
         OnceLock::new();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let verifier = VERIFIER
-        .get_or_init(|| {
-            rustls_platform_verifier::Verifier::new(provider.clone())
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        })
-        .clone()
-        .map_err(|e| Error::config(format!("loading the platform's root certificates: {e}")))?;
+    let roots_error =
+        |e: String| Error::config(format!("loading the platform's root certificates: {e}"));
+    let verifier = if extra_roots.is_empty() {
+        VERIFIER
+            .get_or_init(|| {
+                rustls_platform_verifier::Verifier::new(provider.clone())
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(roots_error)?
+    } else {
+        let extra = extra_roots
+            .iter()
+            .map(|der| rustls::pki_types::CertificateDer::from(der.clone()));
+        Arc::new(
+            rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())
+                .map_err(|e| roots_error(e.to_string()))?,
+        )
+    };
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::config(format!("TLS setup: {e}")))?
@@ -48,7 +63,7 @@ fn tls_config(http2: bool) -> Result<rustls::ClientConfig, Error> {
 
 pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> {
     let builder = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls_config(config.http2)?)
+        .tls_backend_preconfigured(tls_config(config.http2, &config.extra_roots)?)
         .connect_timeout(config.connect_timeout)
         .pool_idle_timeout(config.pool_idle_timeout)
         .pool_max_idle_per_host(config.pool_max_idle_per_host)
