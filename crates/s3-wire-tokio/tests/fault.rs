@@ -17,6 +17,9 @@ use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
+use s3_wire_tokio::s3_ops::ops::list_buckets::ListBuckets;
+use s3_wire_tokio::s3_ops::ops::list_multipart_uploads::ListMultipartUploads;
+use s3_wire_tokio::s3_ops::ops::list_object_versions::ListObjectVersions;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::list_parts::ListParts;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
@@ -1237,4 +1240,143 @@ async fn a_failing_provider_is_a_credentials_error_with_its_cause() {
         "{chain:?}"
     );
     assert_eq!(server.request_count(), 0);
+}
+
+const XMLNS: &str = "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"";
+const DATE: &str = "2024-01-01T00:00:00.000Z";
+
+/// The query parameters of request `index` of `server`.
+fn query_of(server: &FaultServer, index: usize) -> String {
+    server.requests()[index]
+        .uri
+        .query()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn list_object_versions_pages_follow_key_and_version_markers() {
+    let version = |key: &str, id: &str| {
+        format!(
+            "<Version><Key>{key}</Key><VersionId>{id}</VersionId><IsLatest>true</IsLatest>\
+             <LastModified>{DATE}</LastModified><ETag>&quot;e&quot;</ETag><Size>1</Size>\
+             <StorageClass>STANDARD</StorageClass></Version>"
+        )
+    };
+    let first = format!(
+        "<ListVersionsResult {XMLNS}><Name>bucket</Name><Prefix></Prefix><MaxKeys>2</MaxKeys>\
+         <IsTruncated>true</IsTruncated><NextKeyMarker>b</NextKeyMarker>\
+         <NextVersionIdMarker>v-b1</NextVersionIdMarker>{}<DeleteMarker><Key>b</Key>\
+         <VersionId>v-b1</VersionId><IsLatest>true</IsLatest><LastModified>{DATE}</LastModified>\
+         </DeleteMarker></ListVersionsResult>",
+        version("a", "v-a1")
+    );
+    let second = format!(
+        "<ListVersionsResult {XMLNS}><Name>bucket</Name><Prefix></Prefix><MaxKeys>2</MaxKeys>\
+         <IsTruncated>false</IsTruncated>{}</ListVersionsResult>",
+        version("c", "v-c1")
+    );
+    let server = FaultServer::start([Reply::ok(first), Reply::ok(second)]);
+    let mut pages = client(&server).list_object_versions_pages(ListObjectVersions::new(
+        s3_wire_tokio::bucket("bucket").unwrap(),
+    ));
+    let mut keys = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        keys.extend(
+            page.unwrap()
+                .result
+                .entries
+                .iter()
+                .map(|e| e.key().to_owned()),
+        );
+    }
+    assert_eq!(keys, ["a", "b", "c"]);
+    let second_query = query_of(&server, 1);
+    assert!(
+        second_query.contains("key-marker=b") && second_query.contains("version-id-marker=v-b1"),
+        "{second_query}"
+    );
+    assert_eq!(server.request_count(), 2);
+}
+
+#[tokio::test]
+async fn list_multipart_uploads_pages_follow_key_and_upload_markers() {
+    let upload = |key: &str, id: &str| {
+        format!(
+            "<Upload><Key>{key}</Key><UploadId>{id}</UploadId><Initiated>{DATE}</Initiated></Upload>"
+        )
+    };
+    let first = format!(
+        "<ListMultipartUploadsResult {XMLNS}><Bucket>bucket</Bucket><MaxUploads>2</MaxUploads>\
+         <IsTruncated>true</IsTruncated><NextKeyMarker>k2</NextKeyMarker>\
+         <NextUploadIdMarker>u2</NextUploadIdMarker>{}{}</ListMultipartUploadsResult>",
+        upload("k1", "u1"),
+        upload("k2", "u2")
+    );
+    let second = format!(
+        "<ListMultipartUploadsResult {XMLNS}><Bucket>bucket</Bucket><MaxUploads>2</MaxUploads>\
+         <IsTruncated>false</IsTruncated>{}</ListMultipartUploadsResult>",
+        upload("k3", "u3")
+    );
+    let server = FaultServer::start([Reply::ok(first), Reply::ok(second)]);
+    let mut pages = client(&server).list_multipart_uploads_pages(
+        ListMultipartUploads::new(s3_wire_tokio::bucket("bucket").unwrap()).max_uploads(2),
+    );
+    let mut uploads = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        for upload in page.unwrap().result.uploads {
+            uploads.push((upload.key, upload.upload_id));
+        }
+    }
+    let uploads: Vec<(&str, &str)> = uploads
+        .iter()
+        .map(|(k, u)| (k.as_str(), u.as_str()))
+        .collect();
+    assert_eq!(uploads, [("k1", "u1"), ("k2", "u2"), ("k3", "u3")]);
+    let first_query = query_of(&server, 0);
+    assert!(
+        first_query.contains("uploads") && first_query.contains("max-uploads=2"),
+        "{first_query}"
+    );
+    let second_query = query_of(&server, 1);
+    assert!(
+        second_query.contains("key-marker=k2") && second_query.contains("upload-id-marker=u2"),
+        "{second_query}"
+    );
+}
+
+#[tokio::test]
+async fn list_buckets_pages_follow_the_continuation_token() {
+    let page = |names: &[&str], token: Option<&str>| {
+        let buckets: String = names
+            .iter()
+            .map(|n| {
+                format!("<Bucket><Name>{n}</Name><CreationDate>{DATE}</CreationDate></Bucket>")
+            })
+            .collect();
+        let token = token
+            .map(|t| format!("<ContinuationToken>{t}</ContinuationToken>"))
+            .unwrap_or_default();
+        Reply::ok(format!(
+            "<ListAllMyBucketsResult {XMLNS}><Owner><ID>owner</ID></Owner>\
+             <Buckets>{buckets}</Buckets>{token}</ListAllMyBucketsResult>"
+        ))
+    };
+    let server = FaultServer::start([page(&["a", "b"], Some("next/page+1")), page(&["c"], None)]);
+    let mut pages = client(&server).list_buckets_pages(ListBuckets::new().max_buckets(2));
+    let mut names = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        names.extend(page.unwrap().result.buckets.into_iter().map(|b| b.name));
+    }
+    assert_eq!(names, ["a", "b", "c"]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].uri.path(), "/");
+    // The token is sent back percent-encoded and validly signed.
+    let second_query = query_of(&server, 1);
+    assert!(
+        second_query.contains("continuation-token=next%2Fpage%2B1"),
+        "{second_query}"
+    );
+    assert_all_signed(&requests);
 }
