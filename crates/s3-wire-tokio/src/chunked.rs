@@ -259,3 +259,156 @@ impl http_body::Body for ChunkedBody {
         SizeHint::with_exact(self.remaining_encoded)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::request::Parts;
+    use http_body_util::BodyExt;
+    use s3_sigv4::{Credentials, PayloadHash, SigningParams, SigningTime};
+
+    /// Signs a PUT for an aws-chunked upload of `len` bytes and returns the
+    /// encoder plus the request head.
+    fn encoder(
+        len: u64,
+        signed: bool,
+        trailer: Option<ChecksumAlgorithm>,
+    ) -> (ChunkEncoder, Parts) {
+        let (mut parts, ()) = http::Request::put("https://bucket.s3.amazonaws.com/key")
+            .body(())
+            .unwrap()
+            .into_parts();
+        let credentials = Credentials::new("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG", None);
+        let time = SigningTime::from_unix(1_700_000_000).unwrap();
+        let params = SigningParams::new("us-east-1", "s3", time, PayloadHash::Unsigned);
+        let layout = layout(len, signed, trailer).unwrap();
+        let encoder = s3_sigv4::Signer::new()
+            .sign_streaming(&mut parts, &credentials, &params, layout)
+            .unwrap();
+        (encoder, parts)
+    }
+
+    fn stream_of(pieces: Vec<Vec<u8>>) -> Body {
+        let len = pieces.iter().map(|p| p.len() as u64).sum();
+        let items: Vec<Result<Bytes, BoxError>> =
+            pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
+        Body::from_stream(Iter(items.into_iter()), len)
+    }
+
+    /// A stream over an iterator (no futures-util in this crate).
+    struct Iter<I>(I);
+
+    impl<I: Iterator<Item = Result<Bytes, BoxError>> + Unpin> futures_core::Stream for Iter<I> {
+        type Item = Result<Bytes, BoxError>;
+        fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            Poll::Ready(self.get_mut().0.next())
+        }
+    }
+
+    async fn encode(
+        body: &Body,
+        signed: bool,
+        trailer: Option<ChecksumAlgorithm>,
+    ) -> (Parts, Result<Bytes, BoxError>) {
+        let (encoder, parts) = encoder(body.len(), signed, trailer);
+        let chunked = ChunkedBody::new(body, encoder, trailer, Progress::new()).unwrap();
+        let result = chunked.collect().await.map(|c| c.to_bytes());
+        (parts, result)
+    }
+
+    #[tokio::test]
+    async fn unsigned_with_crc32_trailer_matches_the_published_check_value() {
+        // CRC-32 of "123456789" is 0xCBF43926 (base64 y/Q5Jg==).
+        let body = stream_of(vec![b"1234".to_vec(), b"56789".to_vec()]);
+        let (parts, encoded) = encode(&body, false, Some(ChecksumAlgorithm::Crc32)).await;
+        let encoded = encoded.unwrap();
+        assert_eq!(
+            &encoded[..],
+            b"9\r\n123456789\r\n0\r\nx-amz-checksum-crc32:y/Q5Jg==\r\n\r\n"
+        );
+        assert_eq!(
+            parts.headers["content-length"],
+            encoded.len().to_string().as_str()
+        );
+        assert_eq!(parts.headers["x-amz-decoded-content-length"], "9");
+        assert_eq!(parts.headers["x-amz-trailer"], "x-amz-checksum-crc32");
+        assert_eq!(
+            parts.headers["x-amz-content-sha256"],
+            "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+        );
+        assert!(
+            !body.is_replayable() && !body.can_resend(),
+            "one-shot was consumed"
+        );
+    }
+
+    #[tokio::test]
+    async fn irregular_pieces_become_fixed_size_chunks() {
+        let payload: Vec<u8> = (0..CHUNK_SIZE * 2 + 1234)
+            .map(|i| (i * 31 % 251) as u8)
+            .collect();
+        let pieces = vec![
+            payload[..1000].to_vec(),
+            payload[1000..CHUNK_SIZE + 7].to_vec(),
+            payload[CHUNK_SIZE + 7..].to_vec(),
+        ];
+        let body = stream_of(pieces);
+        let (parts, encoded) = encode(&body, true, None).await;
+        let encoded = encoded.unwrap();
+        assert_eq!(
+            parts.headers["content-length"],
+            encoded.len().to_string().as_str()
+        );
+        // Parse the framing: hex size;chunk-signature=<64 hex>\r\n data \r\n ...
+        let mut rest = &encoded[..];
+        let mut decoded = Vec::new();
+        let mut sizes = Vec::new();
+        loop {
+            let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let line = std::str::from_utf8(&rest[..line_end]).unwrap();
+            let (size, signature) = line.split_once(";chunk-signature=").unwrap();
+            assert_eq!(signature.len(), 64);
+            let size = usize::from_str_radix(size, 16).unwrap();
+            rest = &rest[line_end + 2..];
+            sizes.push(size);
+            if size == 0 {
+                assert_eq!(rest, b"\r\n");
+                break;
+            }
+            decoded.extend_from_slice(&rest[..size]);
+            assert_eq!(&rest[size..size + 2], b"\r\n");
+            rest = &rest[size + 2..];
+        }
+        assert_eq!(sizes, vec![CHUNK_SIZE, CHUNK_SIZE, 1234, 0]);
+        assert_eq!(decoded, payload);
+    }
+
+    #[tokio::test]
+    async fn a_stream_of_the_wrong_length_is_a_body_error() {
+        for (pieces, announced) in [(vec![vec![7u8; 10]], 20u64), (vec![vec![7u8; 30]], 20)] {
+            let items: Vec<Result<Bytes, BoxError>> =
+                pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
+            let body = Body::from_stream(Iter(items.into_iter()), announced);
+            let (_, encoded) = encode(&body, false, Some(ChecksumAlgorithm::Crc32c)).await;
+            let error = encoded.expect_err("length mismatch");
+            let body_error = error.downcast_ref::<BodyError>().expect("a BodyError");
+            assert!(body_error.message.contains("20"), "{}", body_error.message);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failing_stream_is_wrapped_as_a_body_error_with_its_cause() {
+        let items: Vec<Result<Bytes, BoxError>> =
+            vec![Ok(Bytes::from_static(b"abc")), Err("disk on fire".into())];
+        let body = Body::from_stream(Iter(items.into_iter()), 10);
+        let (_, encoded) = encode(&body, true, None).await;
+        let error = encoded.expect_err("stream failed");
+        let body_error = error.downcast_ref::<BodyError>().expect("a BodyError");
+        assert_eq!(
+            std::error::Error::source(body_error)
+                .map(|e| e.to_string())
+                .as_deref(),
+            Some("disk on fire")
+        );
+    }
+}
