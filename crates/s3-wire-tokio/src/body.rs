@@ -414,3 +414,18 @@ pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io
     buffer.truncate(filled);
     Ok(Bytes::from(buffer))
 }
+
+/// Test support: a one-shot body over a fixed list of stream items.
+#[cfg(test)]
+pub(crate) fn test_stream_body(items: Vec<Result<Bytes, BoxError>>, len: u64) -> Body {
+    struct Items(std::vec::IntoIter<Result<Bytes, BoxError>>);
+
+    impl Stream for Items {
+        type Item = Result<Bytes, BoxError>;
+        fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            Poll::Ready(self.get_mut().0.next())
+        }
+    }
+
+    Body::from_stream(Items(items.into_iter()), len)
+}

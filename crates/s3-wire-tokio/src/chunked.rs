@@ -263,6 +263,7 @@ impl http_body::Body for ChunkedBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::body::test_stream_body;
     use http::request::Parts;
     use http_body_util::BodyExt;
     use s3_sigv4::{Credentials, PayloadHash, SigningParams, SigningTime};
@@ -290,19 +291,8 @@ mod tests {
 
     fn stream_of(pieces: Vec<Vec<u8>>) -> Body {
         let len = pieces.iter().map(|p| p.len() as u64).sum();
-        let items: Vec<Result<Bytes, BoxError>> =
-            pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
-        Body::from_stream(Iter(items.into_iter()), len)
-    }
-
-    /// A stream over an iterator (no futures-util in this crate).
-    struct Iter<I>(I);
-
-    impl<I: Iterator<Item = Result<Bytes, BoxError>> + Unpin> futures_core::Stream for Iter<I> {
-        type Item = Result<Bytes, BoxError>;
-        fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-            Poll::Ready(self.get_mut().0.next())
-        }
+        let items = pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
+        test_stream_body(items, len)
     }
 
     async fn encode(
@@ -386,9 +376,8 @@ mod tests {
     #[tokio::test]
     async fn a_stream_of_the_wrong_length_is_a_body_error() {
         for (pieces, announced) in [(vec![vec![7u8; 10]], 20u64), (vec![vec![7u8; 30]], 20)] {
-            let items: Vec<Result<Bytes, BoxError>> =
-                pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
-            let body = Body::from_stream(Iter(items.into_iter()), announced);
+            let items = pieces.into_iter().map(|p| Ok(Bytes::from(p))).collect();
+            let body = test_stream_body(items, announced);
             let (_, encoded) = encode(&body, false, Some(ChecksumAlgorithm::Crc32c)).await;
             let error = encoded.expect_err("length mismatch");
             let body_error = error.downcast_ref::<BodyError>().expect("a BodyError");
@@ -400,7 +389,7 @@ mod tests {
     async fn a_failing_stream_is_wrapped_as_a_body_error_with_its_cause() {
         let items: Vec<Result<Bytes, BoxError>> =
             vec![Ok(Bytes::from_static(b"abc")), Err("disk on fire".into())];
-        let body = Body::from_stream(Iter(items.into_iter()), 10);
+        let body = test_stream_body(items, 10);
         let (_, encoded) = encode(&body, true, None).await;
         let error = encoded.expect_err("stream failed");
         let body_error = error.downcast_ref::<BodyError>().expect("a BodyError");

@@ -205,3 +205,133 @@ impl Signer {
         Ok(body)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use std::io::Write;
+
+    fn external(len: u64, trailer: Option<ChecksumAlgorithm>) -> s3_ops::Body {
+        s3_ops::Body::External {
+            content_length: len,
+            trailing_checksum: trailer,
+        }
+    }
+
+    fn one_shot(len: u64) -> Body {
+        crate::body::test_stream_body(Vec::new(), len)
+    }
+
+    async fn choose(
+        description: &s3_ops::Body,
+        upload: Option<&Body>,
+        tls: bool,
+    ) -> Result<Payload, Error> {
+        let url = if tls {
+            "https://storage.example.com"
+        } else {
+            "http://127.0.0.1:9000"
+        };
+        let endpoint = Endpoint::custom(url, "us-east-1").unwrap();
+        Payload::choose(description, upload, &endpoint, &mut None).await
+    }
+
+    #[tokio::test]
+    async fn payload_modes_follow_the_table() {
+        let small = s3_ops::Body::Bytes(Bytes::from_static(b"<Delete/>"));
+        let small_hash = PayloadHash::Sha256(Sha256::digest(b"<Delete/>").into());
+        let large = s3_ops::Body::Bytes(Bytes::from(vec![1u8; UNSIGNED_THRESHOLD + 1]));
+        for tls in [false, true] {
+            assert_eq!(
+                choose(&s3_ops::Body::Empty, None, tls).await.unwrap(),
+                Payload::Hashed(PayloadHash::Empty)
+            );
+            assert_eq!(
+                choose(&small, None, tls).await.unwrap(),
+                Payload::Hashed(small_hash)
+            );
+        }
+        assert_eq!(choose(&large, None, true).await.unwrap(), Payload::Unsigned);
+        assert!(matches!(
+            choose(&large, None, false).await.unwrap(),
+            Payload::Hashed(PayloadHash::Sha256(_))
+        ));
+
+        let stream = one_shot(5);
+        assert_eq!(
+            choose(&external(5, None), Some(&stream), false)
+                .await
+                .unwrap(),
+            Payload::Chunked {
+                signed: true,
+                trailer: None
+            }
+        );
+        assert_eq!(
+            choose(&external(5, None), Some(&stream), true)
+                .await
+                .unwrap(),
+            Payload::Chunked {
+                signed: false,
+                trailer: Some(ChecksumAlgorithm::Crc32)
+            }
+        );
+        let bytes = Body::from_bytes(Bytes::from_static(b"hello"));
+        assert_eq!(
+            choose(
+                &external(5, Some(ChecksumAlgorithm::Crc32c)),
+                Some(&bytes),
+                false
+            )
+            .await
+            .unwrap(),
+            Payload::Chunked {
+                signed: true,
+                trailer: Some(ChecksumAlgorithm::Crc32c)
+            }
+        );
+        assert_eq!(
+            choose(&external(5, None), Some(&bytes), true)
+                .await
+                .unwrap(),
+            Payload::Unsigned
+        );
+        let mismatch = choose(&external(6, None), Some(&bytes), false)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(mismatch.kind(), ErrorKind::RequestBody(_)),
+            "{mismatch:?}"
+        );
+        let missing = choose(&external(6, None), None, false).await.unwrap_err();
+        assert!(
+            matches!(missing.kind(), ErrorKind::RequestBody(_)),
+            "{missing:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_file_range_over_plain_http_is_signed_by_its_sha256() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+        file.write_all(&data).unwrap();
+        let range = Body::from_file_range(file.path(), 1_000, 2_500_000)
+            .await
+            .unwrap();
+        let expected: [u8; 32] = Sha256::digest(&data[1_000..2_501_000]).into();
+        assert_eq!(
+            choose(&external(2_500_000, None), Some(&range), false)
+                .await
+                .unwrap(),
+            Payload::Hashed(PayloadHash::Sha256(expected))
+        );
+        let beyond = Body::from_file_range(file.path(), 2_999_999, 2)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(beyond.kind(), ErrorKind::RequestBody(_)),
+            "{beyond:?}"
+        );
+    }
+}
