@@ -316,3 +316,154 @@ impl AsyncRead for ObjectReader {
         Poll::Ready(Ok(()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use tokio::io::AsyncReadExt;
+
+    /// A scripted response body: each step yields data, fails, or stays
+    /// pending forever.
+    enum Step {
+        Data(&'static [u8]),
+        Fail,
+        Hang,
+    }
+
+    struct Scripted(VecDeque<Step>);
+
+    impl http_body::Body for Scripted {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<http_body::Frame<Bytes>, std::io::Error>>> {
+            let this = self.get_mut();
+            match this.0.front() {
+                None => Poll::Ready(None),
+                Some(Step::Hang) => Poll::Pending,
+                Some(Step::Fail) => {
+                    this.0.pop_front();
+                    Poll::Ready(Some(Err(std::io::Error::other("connection reset"))))
+                }
+                Some(Step::Data(_)) => {
+                    let Some(Step::Data(data)) = this.0.pop_front() else {
+                        unreachable!()
+                    };
+                    Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from_static(data)))))
+                }
+            }
+        }
+    }
+
+    fn body(steps: Vec<Step>, content_length: Option<u64>) -> ObjectBody {
+        let limits = BodyLimits {
+            stall: Duration::from_secs(5),
+            deadline: None,
+        };
+        ObjectBody::new(
+            reqwest::Body::wrap(Scripted(steps.into())),
+            content_length,
+            limits,
+        )
+    }
+
+    #[tokio::test]
+    async fn complete_body_is_collected() {
+        let object = body(vec![Step::Data(b"hello "), Step::Data(b"world")], Some(11));
+        assert_eq!(&object.collect().await.unwrap()[..], b"hello world");
+    }
+
+    #[tokio::test]
+    async fn short_and_long_bodies_are_length_errors() {
+        let short = body(vec![Step::Data(b"hello")], Some(11));
+        match short.collect().await.unwrap_err().kind() {
+            ErrorKind::BodyLength { expected, received } => {
+                assert_eq!((*expected, *received), (11, 5))
+            }
+            other => panic!("{other:?}"),
+        }
+        let cut = body(vec![Step::Data(b"hello"), Step::Fail], Some(11));
+        let error = cut.collect().await.unwrap_err();
+        assert!(matches!(
+            error.kind(),
+            ErrorKind::BodyLength {
+                expected: 11,
+                received: 5
+            }
+        ));
+        assert!(
+            std::error::Error::source(&error).is_some(),
+            "keeps the transport cause"
+        );
+        let long = body(vec![Step::Data(b"hello world!")], Some(11));
+        assert!(matches!(
+            long.collect().await.unwrap_err().kind(),
+            ErrorKind::BodyLength {
+                expected: 11,
+                received: 12
+            }
+        ));
+    }
+
+    #[tokio::test]
+    async fn checksum_is_verified_at_the_end() {
+        use s3_ops::{Checksum, ChecksumAlgorithm};
+        // CRC-32 of "123456789" is 0xCBF43926.
+        let good = Checksum::from_base64(ChecksumAlgorithm::Crc32, "y/Q5Jg==").unwrap();
+        let mut object = body(vec![Step::Data(b"1234"), Step::Data(b"56789")], Some(9));
+        object.verify_with(ChecksumValidator::new(good.clone()));
+        assert_eq!(&object.collect().await.unwrap()[..], b"123456789");
+
+        let mut corrupted = body(vec![Step::Data(b"1234"), Step::Data(b"5678X")], Some(9));
+        corrupted.verify_with(ChecksumValidator::new(good));
+        let error = corrupted.collect().await.unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                ErrorKind::Operation(s3_ops::Error::ChecksumMismatch { .. })
+            ),
+            "{error:?}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiting_consumer_sees_a_stall_but_a_pausing_consumer_does_not() {
+        let mut object = body(vec![Step::Data(b"ab"), Step::Data(b"cd"), Step::Hang], None);
+        assert_eq!(&object.next_chunk().await.unwrap().unwrap()[..], b"ab");
+        // The consumer pauses far longer than the stall limit: backpressure.
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(&object.next_chunk().await.unwrap().unwrap()[..], b"cd");
+        let started = Instant::now();
+        let error = object.next_chunk().await.unwrap().unwrap_err();
+        assert!(matches!(
+            error.kind(),
+            ErrorKind::Timeout(TimeoutKind::Stalled(_))
+        ));
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+        assert!(object.next_chunk().await.is_none(), "ends after an error");
+    }
+
+    #[tokio::test]
+    async fn async_read_and_write_to_deliver_the_bytes() {
+        let mut reader =
+            body(vec![Step::Data(b"abc"), Step::Data(b"def")], Some(6)).into_async_read();
+        let mut text = String::new();
+        reader.read_to_string(&mut text).await.unwrap();
+        assert_eq!(text, "abcdef");
+
+        let mut sink = Vec::new();
+        let written = body(vec![Step::Data(b"xyz")], Some(3))
+            .write_to(&mut sink)
+            .await
+            .unwrap();
+        assert_eq!((written, &sink[..]), (3, &b"xyz"[..]));
+
+        let mut reader = body(vec![Step::Data(b"abc")], Some(6)).into_async_read();
+        let error = reader.read_to_end(&mut Vec::new()).await.unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
+    }
+}
