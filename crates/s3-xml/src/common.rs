@@ -202,8 +202,10 @@ fn hex_value(b: u8) -> Option<u8> {
         .and_then(|d| u8::try_from(d).ok())
 }
 
-/// Reserves room for a listing page announced as `count` entries, capped at
-/// S3's largest page (1,000) so that a hostile count cannot reserve memory.
+/// Reserves room for a listing page announced as `count` entries (V2's
+/// `KeyCount`; `MaxKeys` is only an upper bound and would over-reserve small
+/// pages), capped at S3's largest page (1,000) so that a hostile count cannot
+/// reserve memory.
 pub(crate) fn reserve_page<T>(entries: &mut Vec<T>, count: Option<u64>) {
     let wanted = count.map_or(0, |c| c.min(1000) as usize);
     entries.reserve(wanted.saturating_sub(entries.len()));

@@ -201,10 +201,7 @@ impl DecodeBody for ListObjectVersionsResult {
                         XmlReader::string,
                     )?;
                 }
-                "MaxKeys" => {
-                    r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?;
-                    reserve_page(&mut out.entries, out.max_keys);
-                }
+                "MaxKeys" => r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?,
                 "IsTruncated" => r.put(&mut is_truncated, "IsTruncated", XmlReader::bool_value)?,
                 "EncodingType" => {
                     r.put(&mut out.encoding_type, "EncodingType", XmlReader::string)?;

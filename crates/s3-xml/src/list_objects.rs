@@ -208,10 +208,7 @@ impl DecodeBody for ListObjectsResult {
                 "Delimiter" => r.put(&mut out.delimiter, "Delimiter", XmlReader::string)?,
                 "Marker" => r.put(&mut out.marker, "Marker", XmlReader::string)?,
                 "NextMarker" => r.put(&mut out.next_marker, "NextMarker", XmlReader::string)?,
-                "MaxKeys" => {
-                    r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?;
-                    reserve_page(&mut out.contents, out.max_keys);
-                }
+                "MaxKeys" => r.put(&mut out.max_keys, "MaxKeys", XmlReader::u64_value)?,
                 "IsTruncated" => r.put(&mut is_truncated, "IsTruncated", XmlReader::bool_value)?,
                 "EncodingType" => {
                     r.put(&mut out.encoding_type, "EncodingType", XmlReader::string)?;
