@@ -1,8 +1,6 @@
 //! ListObjectVersions: `<ListVersionsResult>`.
 
-use crate::common::{
-    DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required, reserve_page,
-};
+use crate::common::{DecodeBody, UrlDecoded, UrlDecoding, decode_common_prefix, required};
 use crate::reader::XmlReader;
 use crate::{ETag, Error, Owner, Timestamp};
 
