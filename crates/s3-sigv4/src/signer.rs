@@ -316,7 +316,7 @@ impl Signer {
 
     /// Presigns `request` (query signing) for `expires_in`, which must be
     /// between 1 second and 7 days. The payload of `params` must not be a
-    /// streaming mode; S3 expects [`PayloadHash::Unsigned`] unless the client
+    /// streaming mode; S3 expects [`PayloadHash::Unsigned`](crate::PayloadHash::Unsigned) unless the client
     /// sends a matching `x-amz-content-sha256` header. Headers present on
     /// `request` are signed by the usual selection and returned in
     /// [`PresignedRequest::headers`]. The request itself is not modified.
