@@ -208,14 +208,23 @@ where
     let elapsed = started.elapsed();
     match (&result, bytes) {
         (Ok(_), Some(bytes)) => println!(
-            "{:>9.1} ms  {:>8.1} MiB/s",
+            "{:>9.1} ms  {}",
             elapsed.as_secs_f64() * 1000.0,
-            bytes as f64 / (1024.0 * 1024.0) / elapsed.as_secs_f64()
+            throughput(bytes, elapsed)
         ),
         (Ok(_), None) => println!("{:>9.1} ms", elapsed.as_secs_f64() * 1000.0),
         (Err(error), _) => println!("FAILED: {error}"),
     }
     result
+}
+
+fn throughput(bytes: u64, elapsed: Duration) -> String {
+    let per_second = bytes as f64 / elapsed.as_secs_f64().max(1e-9);
+    if per_second >= 1024.0 * 1024.0 {
+        format!("{:>8.1} MiB/s", per_second / (1024.0 * 1024.0))
+    } else {
+        format!("{:>8.1} KiB/s", per_second / 1024.0)
+    }
 }
 
 /// Writes `size` pseudo-random bytes to a temporary file; returns its path and
