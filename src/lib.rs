@@ -36,6 +36,6 @@ pub use s3_xml as xml;
 
 pub use s3_wire_tokio::{
     Body, ByteStream, Client, ClientBuilder, DEFAULT_REGION, Error, ErrorKind, GetObjectResponse,
-    ObjectBody, ObjectReader, RetryConfig, TimeoutKind, Timeouts, TransportErrorKind, bucket,
-    credentials, key,
+    ObjectBody, ObjectReader, Paginated, Paginator, RetryConfig, TimeoutKind, Timeouts,
+    TransportErrorKind, bucket, credentials, key,
 };
