@@ -448,9 +448,51 @@ impl PayloadCache {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::error::TransportErrorKind;
+
     #[test]
     fn client_is_send_and_sync() {
         fn is<T: Send + Sync + Clone>() {}
-        is::<super::Client>();
+        is::<Client>();
+    }
+
+    /// An https endpoint that answers the TLS ClientHello with plain HTTP: a
+    /// TLS failure, reported as such and not retried.
+    #[tokio::test]
+    async fn a_failed_tls_handshake_is_a_tls_error_and_not_retried() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            let mut accepted = 0;
+            while let Ok(Ok((mut socket, _))) =
+                tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
+            {
+                accepted += 1;
+                let mut buffer = [0u8; 1024];
+                let _ = socket.read(&mut buffer).await;
+                let _ = socket
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+            }
+            accepted
+        });
+        let client = Client::builder()
+            .endpoint(format!("https://127.0.0.1:{port}"))
+            .static_credentials("AKID", "secret", None)
+            .build()
+            .unwrap();
+        let op = s3_ops::ops::head_object::HeadObject::new(
+            s3_ops::BucketName::new("bucket").unwrap(),
+            s3_ops::ObjectKey::new("key").unwrap(),
+        );
+        let error = client.head_object(op).await.unwrap_err();
+        assert!(
+            matches!(error.kind(), ErrorKind::Transport(TransportErrorKind::Tls)),
+            "{error:?}"
+        );
+        assert_eq!(error.attempts(), 1);
+        assert_eq!(server.await.unwrap(), 1, "exactly one connection attempt");
     }
 }

@@ -4,7 +4,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::time::Duration;
 
-use s3_ops::{RetryClass, S3Error};
+use s3_ops::{RetryClass, S3Error, TransportFailure};
 
 type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
@@ -69,6 +69,9 @@ pub enum TransportErrorKind {
     Connect,
     /// The connection was reset or closed mid-exchange.
     ConnectionDropped,
+    /// The TLS handshake failed (untrusted certificate, protocol mismatch):
+    /// not retried.
+    Tls,
     /// The server answered with something that is not valid HTTP, or a
     /// redirect this client does not follow.
     Protocol,
@@ -193,16 +196,19 @@ impl Error {
     /// How a transport should react to this failure on its own (before
     /// accounting for body replayability, attempts and budgets).
     pub(crate) fn retry_class(&self) -> RetryClass {
-        match &self.inner.kind {
-            ErrorKind::Service(error) => error.retry_class(),
-            ErrorKind::Operation(error) => error.retry_class(),
-            ErrorKind::Transport(TransportErrorKind::Protocol) => RetryClass::NotRetryable,
-            ErrorKind::Transport(_) | ErrorKind::BodyLength { .. } => RetryClass::Transient,
+        let failure = match &self.inner.kind {
+            ErrorKind::Service(error) => return error.retry_class(),
+            ErrorKind::Operation(error) => return error.retry_class(),
+            ErrorKind::Transport(TransportErrorKind::Connect) => TransportFailure::Connect,
+            ErrorKind::Transport(TransportErrorKind::Tls) => TransportFailure::Tls,
+            ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
+            | ErrorKind::BodyLength { .. } => TransportFailure::ConnectionDropped,
             ErrorKind::Timeout(TimeoutKind::Connect(_) | TimeoutKind::Stalled(_)) => {
-                RetryClass::Transient
+                TransportFailure::Timeout
             }
-            _ => RetryClass::NotRetryable,
-        }
+            _ => return RetryClass::NotRetryable,
+        };
+        RetryClass::for_transport_failure(failure)
     }
 }
 
@@ -233,6 +239,9 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::Transport(TransportErrorKind::Protocol) => {
                 f.write_str("the server's answer is not usable HTTP for this request")
+            }
+            ErrorKind::Transport(TransportErrorKind::Tls) => {
+                f.write_str("the TLS handshake with the endpoint failed")
             }
             ErrorKind::Timeout(TimeoutKind::Connect(limit)) => {
                 write!(f, "connecting took longer than {limit:?}")

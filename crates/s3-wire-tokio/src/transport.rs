@@ -85,34 +85,47 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
 
 /// Maps a transport failure reported by reqwest to the client's error.
 pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Error {
-    if let Some(body) = find_cause::<BodyError>(&error) {
+    if let Some(body) = find_cause::<BodyError>(&error as &(dyn std::error::Error + 'static)) {
         let kind = ErrorKind::RequestBody(body.message.clone());
         return Error::new(kind).with_source(error);
     }
-    let kind = if error.is_connect() {
-        if is_timeout(&error) {
+    let kind =
+        if find_cause::<rustls::Error>(&error as &(dyn std::error::Error + 'static)).is_some() {
+            ErrorKind::Transport(TransportErrorKind::Tls)
+        } else if error.is_connect() {
+            if is_timeout(&error) {
+                ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
+            } else {
+                ErrorKind::Transport(TransportErrorKind::Connect)
+            }
+        } else if error.is_timeout() {
             ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
+        } else if error.is_redirect() || error.is_builder() {
+            ErrorKind::Transport(TransportErrorKind::Protocol)
         } else {
-            ErrorKind::Transport(TransportErrorKind::Connect)
-        }
-    } else if error.is_timeout() {
-        ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
-    } else if error.is_redirect() || error.is_builder() {
-        ErrorKind::Transport(TransportErrorKind::Protocol)
-    } else {
-        ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
-    };
+            ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
+        };
     Error::new(kind).with_source(error)
 }
 
-/// The first error of type `E` in `error`'s source chain.
-fn find_cause<E: std::error::Error + 'static>(error: &reqwest::Error) -> Option<&E> {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
+/// The first error of type `E` in `error`'s source chain, looking inside
+/// `io::Error`s too (whose `source()` skips the error they wrap).
+fn find_cause<'a, E: std::error::Error + 'static>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a E> {
+    let mut next = Some(error);
+    while let Some(cause) = next {
         if let Some(found) = cause.downcast_ref::<E>() {
             return Some(found);
         }
-        source = cause.source();
+        if let Some(inner) = cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            && let Some(found) = find_cause::<E>(inner)
+        {
+            return Some(found);
+        }
+        next = cause.source();
     }
     None
 }
@@ -121,5 +134,33 @@ fn is_timeout(error: &reqwest::Error) -> bool {
     if error.is_timeout() {
         return true;
     }
-    find_cause::<std::io::Error>(error).is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+    find_cause::<std::io::Error>(error as &(dyn std::error::Error + 'static))
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_found_inside_io_errors() {
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, tls);
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("connect failed")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let outer = Outer(io);
+        let found = find_cause::<rustls::Error>(&outer).expect("found through the io::Error");
+        assert!(matches!(found, rustls::Error::InvalidCertificate(_)));
+        assert!(find_cause::<BodyError>(&outer).is_none());
+    }
 }
