@@ -19,10 +19,9 @@ use std::time::{Duration, Instant, SystemTime};
 use sha2::{Digest, Sha256};
 
 use s3_wire::credentials::{ProcessEnv, SharedConfig};
-use s3_wire::ops::ops::{
-    copy_object::CopyObject, copy_source::CopySource, create_bucket::CreateBucket,
-    delete_bucket::DeleteBucket, delete_object::DeleteObject, get_object::GetObject,
-    head_object::HeadObject, list_objects_v2::ListObjectsV2, put_object::PutObject,
+use s3_wire::ops::{
+    CopyObject, CopySource, CreateBucket, DeleteBucket, DeleteObject, GetObject, HeadObject,
+    ListObjectsV2, PutObject,
 };
 use s3_wire::{Body, Client, bucket, key};
 

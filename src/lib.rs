@@ -6,7 +6,7 @@
 //!
 //! ```no_run
 //! use s3_wire::{Client, bucket, key};
-//! use s3_wire::ops::ops::{get_object::GetObject, put_object::PutObject};
+//! use s3_wire::ops::{GetObject, PutObject};
 //!
 //! # async fn demo() -> Result<(), s3_wire::Error> {
 //! // Credentials, region and endpoint from AWS_* variables or ~/.aws/{config,credentials}.

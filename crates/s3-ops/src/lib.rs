@@ -14,8 +14,8 @@
 //! ```
 //! use bytes::Bytes;
 //! use s3_ops::{BucketName, Endpoint, ObjectKey, Operation, RetryClass};
-//! use s3_ops::ops::put_object::PutObject;
-//! use s3_ops::ops::get_object::GetObject;
+//! use s3_ops::PutObject;
+//! use s3_ops::GetObject;
 //!
 //! let endpoint = Endpoint::aws("eu-west-1")?;
 //! let bucket = BucketName::new("my-bucket")?;
@@ -78,6 +78,13 @@ pub use checksum::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, Conte
 pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
 pub use names::{BucketName, ObjectKey};
+pub use ops::{
+    AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
+    CreateMultipartUpload, DeleteBucket, DeleteObject, DeleteObjectTagging, DeleteObjects,
+    GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject, ListBuckets,
+    ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, PutObject,
+    PutObjectTagging, UploadPart, UploadPartCopy,
+};
 pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{ETag, Timestamp};

@@ -40,6 +40,32 @@ pub mod put_object_tagging;
 pub mod upload_part;
 pub mod upload_part_copy;
 
+// The operations themselves, flat: `s3_ops::ops::PutObject` (and `s3_ops::PutObject`).
+pub use abort_multipart_upload::AbortMultipartUpload;
+pub use complete_multipart_upload::CompleteMultipartUpload;
+pub use copy_object::CopyObject;
+pub use copy_source::CopySource;
+pub use create_bucket::CreateBucket;
+pub use create_multipart_upload::CreateMultipartUpload;
+pub use delete_bucket::DeleteBucket;
+pub use delete_object::DeleteObject;
+pub use delete_object_tagging::DeleteObjectTagging;
+pub use delete_objects::DeleteObjects;
+pub use get_bucket_location::GetBucketLocation;
+pub use get_object::GetObject;
+pub use get_object_tagging::GetObjectTagging;
+pub use head_bucket::HeadBucket;
+pub use head_object::HeadObject;
+pub use list_buckets::ListBuckets;
+pub use list_multipart_uploads::ListMultipartUploads;
+pub use list_object_versions::ListObjectVersions;
+pub use list_objects_v2::ListObjectsV2;
+pub use list_parts::ListParts;
+pub use put_object::PutObject;
+pub use put_object_tagging::PutObjectTagging;
+pub use upload_part::UploadPart;
+pub use upload_part_copy::UploadPartCopy;
+
 /// Generates builder setters for `Option` fields named like the setter:
 /// `name: impl Into<T>` becomes `pub fn name(self, value: impl Into<T>) -> Self`, and
 /// `name: T` takes the value as is (so integer literals infer).
