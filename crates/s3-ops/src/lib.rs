@@ -87,7 +87,7 @@ pub use ops::{
 };
 pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
-pub use s3_xml::{ETag, Timestamp};
+pub use s3_xml::{CompletedPart, ETag, Timestamp};
 pub use types::{
     ByteRange, CannedAcl, Conditions, ContentRange, ServerSideEncryption, SseCustomerKey,
     StorageClass,
