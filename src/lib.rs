@@ -39,3 +39,8 @@ pub use s3_wire_tokio::{
     ObjectBody, ObjectReader, Paginated, Paginator, RetryConfig, TimeoutKind, Timeouts,
     TransportErrorKind, bucket, credentials, key,
 };
+
+/// The README's example compiles (run by `cargo test --doc`).
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
