@@ -4,9 +4,7 @@
 
 mod support;
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -27,7 +25,7 @@ use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
 };
 use support::fault::{FaultServer, Recorded, Reply, generated_byte};
-use support::{aws_chunked, base64, crc32, sigv4};
+use support::{Chunks, aws_chunked, base64, crc32, one_shot, sigv4};
 
 const ACCESS_KEY: &str = "AKIDFAULTSERVER";
 const SECRET_KEY: &str = "fault-server-secret-key";
@@ -88,22 +86,6 @@ fn assert_all_signed(requests: &[Recorded]) -> Vec<sigv4::Signed> {
 
 fn object_bytes(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 % 251) as u8).collect()
-}
-
-/// A one-shot body stream of fixed chunks.
-struct Chunks(std::collections::VecDeque<Bytes>);
-
-impl futures_core::Stream for Chunks {
-    type Item = Result<Bytes, std::io::Error>;
-
-    fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Poll::Ready(self.0.pop_front().map(Ok))
-    }
-}
-
-fn one_shot(data: &[u8], chunk: usize) -> Body {
-    let chunks = data.chunks(chunk).map(Bytes::copy_from_slice).collect();
-    Body::from_stream(Chunks(chunks), data.len() as u64)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -91,15 +91,6 @@ fn sigv4_checker_rejects_tampering() {
     assert!(err.contains("not the SHA-256 of the body"), "{err}");
 }
 
-fn http_client() -> reqwest::Client {
-    // reqwest is built without a default TLS crypto provider; plain HTTP still needs one set.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .build()
-        .expect("reqwest client")
-}
-
 #[tokio::test]
 async fn fault_server_replies_with_s3_errors_in_order_and_records_requests() {
     let server = FaultServer::start([
@@ -110,7 +101,7 @@ async fn fault_server_replies_with_s3_errors_in_order_and_records_requests() {
         Reply::permanent_redirect("eu-west-3"),
         Reply::ok("hello").with_header("etag", "\"abc\""),
     ]);
-    let client = http_client();
+    let client = support::http_client();
     let base = server.endpoint();
     let mut seen = Vec::new();
     for index in 0..6 {
@@ -165,7 +156,7 @@ async fn fault_server_reset_truncate_and_stall() {
         Reply::truncated(&object, 300),
         Reply::stalled(&object, 200),
     ]);
-    let client = http_client();
+    let client = support::http_client();
     let url = format!("{}/bucket/object", server.endpoint());
 
     assert!(
@@ -202,7 +193,7 @@ async fn fault_server_reset_truncate_and_stall() {
 #[tokio::test]
 async fn fault_server_delays_replies() {
     let server = FaultServer::start([Reply::empty().after(Duration::from_millis(300))]);
-    let client = http_client();
+    let client = support::http_client();
     let started = std::time::Instant::now();
     let response = client.get(server.endpoint()).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 200);

@@ -5,6 +5,38 @@ pub mod aws_chunked;
 pub mod fault;
 pub mod sigv4;
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+
+/// A plain HTTP client (for presigned URLs), without connection reuse.
+pub fn http_client() -> reqwest::Client {
+    // reqwest is built without a default TLS crypto provider; plain HTTP still needs one set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("reqwest client")
+}
+
+/// A one-shot body stream of fixed chunks.
+pub struct Chunks(pub std::collections::VecDeque<Bytes>);
+
+/// A one-shot upload body: `data` streamed in `chunk`-byte pieces, its length announced.
+pub fn one_shot(data: &[u8], chunk: usize) -> s3_wire_tokio::Body {
+    let chunks = data.chunks(chunk).map(Bytes::copy_from_slice).collect();
+    s3_wire_tokio::Body::from_stream(Chunks(chunks), data.len() as u64)
+}
+
+impl futures_core::Stream for Chunks {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Poll::Ready(self.0.pop_front().map(Ok))
+    }
+}
+
 /// CRC32 (IEEE) computed here, bit by bit, independently of the client's checksum code.
 pub fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;
