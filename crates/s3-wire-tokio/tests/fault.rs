@@ -690,6 +690,20 @@ async fn a_refused_connection_is_a_retried_connect_error() {
     );
     assert_eq!(err.attempts(), 3);
     assert!(err.request_id().is_none());
+
+    // A one-shot stream of which nothing was taken may be retried too.
+    let err = client
+        .put_object(put("stream"), one_shot(&object_bytes(10_000), 1000))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::Transport(TransportErrorKind::Connect)
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.attempts(), 3);
 }
 
 #[tokio::test]
