@@ -1376,3 +1376,24 @@ async fn list_buckets_pages_follow_the_continuation_token() {
     );
     assert_all_signed(&requests);
 }
+
+#[tokio::test]
+async fn clones_share_one_connection_pool() {
+    let server = FaultServer::start_with_fallback([], Reply::ok("pooled"));
+    let client = client(&server);
+    let clone = client.clone();
+    for (index, client) in [&client, &clone, &client.clone()].into_iter().enumerate() {
+        let response = client.get_object(get("k")).await.unwrap();
+        assert_eq!(
+            response.body.collect().await.unwrap(),
+            "pooled",
+            "request {index}"
+        );
+    }
+    let connections: Vec<usize> = server.requests().iter().map(|r| r.connection).collect();
+    assert_eq!(
+        connections,
+        [0, 0, 0],
+        "sequential requests reuse one kept-alive connection"
+    );
+}
