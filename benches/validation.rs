@@ -14,5 +14,10 @@ mod sigv4;
 #[path = "validation/xml.rs"]
 mod xml;
 
-criterion_group!(benches, sigv4::benches, xml::benches, multipart_plan::benches);
+criterion_group!(
+    benches,
+    sigv4::benches,
+    xml::benches,
+    multipart_plan::benches
+);
 criterion_main!(benches);

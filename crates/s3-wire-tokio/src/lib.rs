@@ -91,7 +91,7 @@ pub use retry::RetryConfig;
 
 /// The operation codecs (`s3-ops`): typed requests and outputs.
 pub use s3_ops;
-/// The S3 XML documents (`s3-xml`): listing entries, completed parts, ….
-pub use s3_xml;
 /// The signer (`s3-sigv4`): credentials, presigned requests.
 pub use s3_sigv4;
+/// The S3 XML documents (`s3-xml`): listing entries, completed parts, ….
+pub use s3_xml;
