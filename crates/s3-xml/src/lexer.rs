@@ -304,11 +304,20 @@ impl<'a> Lexer<'a> {
         let content = &self.input[start + 2..start + 2 + end];
         self.pos = start + 2 + end + 2;
         let target_len = content
-            .find(|c: char| c.is_ascii_whitespace())
+            .find([' ', '\t', '\r', '\n'])
             .unwrap_or(content.len());
         let (target, attributes) = content.split_at(target_len);
         if target.is_empty() {
             return Err(syntax("processing instruction without a target", start));
+        }
+        // XML 1.0 [16]: the target is a name, directly followed by whitespace or `?>`.
+        let target_start = start + 2;
+        let target_is_name = self
+            .name_end(target_start)
+            .is_ok_and(|(end, _)| end == target_start + target_len);
+        if !target_is_name {
+            let detail = "processing instruction target is not a name";
+            return Err(syntax(detail, target_start));
         }
         if !target.eq_ignore_ascii_case("xml") {
             return Ok(Token::Ignorable);
@@ -507,6 +516,11 @@ mod tests {
             ("<a/><?xml version=\"1.0\"?>", 4),
             ("<a>< b/></a>", 4),
             ("<a></a b>", 7),
+            // Found by fuzzing against quick-xml: a PI target must be a name.
+            ("<?>x?><a/>", 2),
+            ("<a><?a>b?></a>", 5),
+            ("<a><?1a?></a>", 5),
+            ("<a><?a\x0cb?></a>", 5),
         ] {
             let err = tokens(input).unwrap_err();
             assert_eq!(err.1, at, "{input:?}: {err:?}");

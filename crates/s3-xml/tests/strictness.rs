@@ -293,6 +293,30 @@ fn structural_errors() {
     );
 }
 
+/// Found by fuzzing the tokenizer against quick-xml: a processing
+/// instruction whose target is not an XML name (`<?>`, `<?1a`) was skipped
+/// as if well-formed. It is a syntax error pointing at the target.
+#[test]
+fn processing_instruction_target_must_be_a_name() {
+    let cases = [
+        "<?>C32>x?><Error><Code>c</Code></Error>",
+        "<Error><?1pi?><Code>c</Code></Error>",
+        "<Error><Code>c<?a>b?></Code></Error>",
+    ];
+    for xml in cases {
+        let err = decode_error_document(xml.as_bytes(), &Limits::default()).unwrap_err();
+        let at = usize::try_from(err.position()).unwrap();
+        assert_eq!(&xml[at - 2..at], "<?", "{xml:?}: {err}");
+        assert!(
+            matches!(err.kind(), ErrorKind::Malformed(Malformed::Syntax(_))),
+            "{xml:?}: {err}"
+        );
+    }
+    let named = "<?pi-1.x data?><Error><?a:b?><Code>c</Code></Error>";
+    let doc = decode_error_document(named.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(doc.code, "c");
+}
+
 #[test]
 fn unknown_elements_namespaces_comments_and_cdata() {
     let body = format!(
