@@ -197,3 +197,40 @@ pub fn tokens(input: &str) -> Option<Vec<String>> {
         }
     }
 }
+
+/// quick-xml's view of `input` (well-formedness checks on), rendered like
+/// [`tokens`]; `Err` with quick-xml's message if it refuses the input.
+#[cfg(feature = "differential")]
+pub fn quick_xml_tokens(input: &str) -> Result<Vec<String>, String> {
+    let mut reader = quick_xml::Reader::from_str(input);
+    let config = reader.config_mut();
+    config.check_comments = true;
+    config.check_end_names = true;
+    let mut out: Vec<String> = Vec::new();
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("{e} at {}", reader.error_position()))?;
+        match event {
+            quick_xml::events::Event::Eof => return Ok(out),
+            quick_xml::events::Event::Start(e) => {
+                out.push(format!("<{}", e.name().local_name().as_ref()))
+            }
+            quick_xml::events::Event::Empty(e) => {
+                out.push(format!("<{}/", e.name().local_name().as_ref()))
+            }
+            quick_xml::events::Event::End(_) => out.push(">".into()),
+            quick_xml::events::Event::Text(t) if t.is_empty() => {}
+            quick_xml::events::Event::Text(t) => match out.last_mut() {
+                Some(last) if last.starts_with("T:") => last.push_str(&t),
+                _ => out.push(format!("T:{}", &*t)),
+            },
+            quick_xml::events::Event::GeneralRef(r) => out.push(format!("&{};", &*r)),
+            quick_xml::events::Event::CData(c) => out.push(format!("C:{}", &*c)),
+            quick_xml::events::Event::Comment(_)
+            | quick_xml::events::Event::PI(_)
+            | quick_xml::events::Event::Decl(_) => {}
+            quick_xml::events::Event::DocType(_) => return Err("doctype".into()),
+        }
+    }
+}

@@ -3,37 +3,7 @@
 //! same elements, text, references and CDATA.
 
 use proptest::prelude::*;
-use quick_xml::events::Event;
-use s3_xml::fuzzing::tokens;
-
-/// quick-xml's view, rendered like `s3_xml::fuzzing::tokens`.
-fn quick_xml_tokens(input: &str) -> Result<Vec<String>, String> {
-    let mut reader = quick_xml::Reader::from_str(input);
-    let config = reader.config_mut();
-    config.check_comments = true;
-    config.check_end_names = true;
-    let mut out: Vec<String> = Vec::new();
-    loop {
-        let event = reader
-            .read_event()
-            .map_err(|e| format!("{e} at {}", reader.error_position()))?;
-        match event {
-            Event::Eof => return Ok(out),
-            Event::Start(e) => out.push(format!("<{}", e.name().local_name().as_ref())),
-            Event::Empty(e) => out.push(format!("<{}/", e.name().local_name().as_ref())),
-            Event::End(_) => out.push(">".into()),
-            Event::Text(t) if t.is_empty() => {}
-            Event::Text(t) => match out.last_mut() {
-                Some(last) if last.starts_with("T:") => last.push_str(&t),
-                _ => out.push(format!("T:{}", &*t)),
-            },
-            Event::GeneralRef(r) => out.push(format!("&{};", &*r)),
-            Event::CData(c) => out.push(format!("C:{}", &*c)),
-            Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
-            Event::DocType(_) => return Err("doctype".into()),
-        }
-    }
-}
+use s3_xml::fuzzing::{quick_xml_tokens, tokens};
 
 fn agree(input: &str) -> Result<(), TestCaseError> {
     if let Some(ours) = tokens(input) {
