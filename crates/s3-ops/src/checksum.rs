@@ -335,16 +335,17 @@ const CRC64_LANE: usize = 4096;
 /// interleaved chains keep the CPU's load ports busy (about 3x one chain).
 const CRC64_LANES: usize = 4;
 
-/// `x^(8 * CRC64_LANE * k) mod P` for k = 3, 2, 1: moves lane `0..3`'s register past the
-/// lanes after it.
-const CRC64_LANE_SHIFTS: [u64; CRC64_LANES - 1] = {
-    let width = 64;
-    let lane = CRC64_LANE as u64;
-    [
-        gf2_x_pow_8n(3 * lane, CRC64_NVME_POLY_REFLECTED, width),
-        gf2_x_pow_8n(2 * lane, CRC64_NVME_POLY_REFLECTED, width),
-        gf2_x_pow_8n(lane, CRC64_NVME_POLY_REFLECTED, width),
-    ]
+/// `CRC64_LANE_SHIFTS[i]` is `x^(8 * CRC64_LANE * (CRC64_LANES - 1 - i)) mod P`: moves
+/// lane `i`'s register past the lanes after it.
+const CRC64_LANE_SHIFTS: [u64; CRC64_LANES] = {
+    let mut shifts = [0u64; CRC64_LANES];
+    let mut lane = 0;
+    while lane < CRC64_LANES {
+        let bytes = (CRC64_LANE * (CRC64_LANES - 1 - lane)) as u64;
+        shifts[lane] = gf2_x_pow_8n(bytes, CRC64_NVME_POLY_REFLECTED, 64);
+        lane += 1;
+    }
+    shifts
 };
 
 /// Advances a CRC-64/NVME register (before the final XOR) over `data`: stripes of four
@@ -354,14 +355,15 @@ fn crc64_nvme_update(mut crc: u64, data: &[u8]) -> u64 {
     let (stripes, tail) = data.as_chunks::<{ CRC64_LANE * CRC64_LANES }>();
     for stripe in stripes {
         let (lanes, _) = stripe.as_chunks::<CRC64_LANE>();
-        let mut registers = [crc, 0, 0, 0];
+        let mut registers = [0; CRC64_LANES];
+        registers[0] = crc;
         let blocks: [&[[u8; 16]]; CRC64_LANES] = std::array::from_fn(|i| lanes[i].as_chunks().0);
         for step in 0..CRC64_LANE / 16 {
             for (register, lane) in registers.iter_mut().zip(blocks) {
                 *register = crc64_nvme_step16(*register, &lane[step]);
             }
         }
-        crc = registers[CRC64_LANES - 1];
+        crc = 0;
         for (register, shift) in registers.iter().zip(CRC64_LANE_SHIFTS) {
             crc ^= gf2_multiply(shift, *register, CRC64_NVME_POLY_REFLECTED, 64);
         }
