@@ -1,7 +1,7 @@
 //! Building a [`Client`]: endpoint, region, credentials, timeouts, retries.
 
 use std::fmt;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +58,7 @@ pub struct ClientBuilder {
     pool_max_idle_per_host: usize,
     user_agent: String,
     extra_roots: Vec<Vec<u8>>,
+    resolve_overrides: Vec<(String, SocketAddr)>,
     env_error: Option<Error>,
 }
 
@@ -76,6 +77,7 @@ impl Default for ClientBuilder {
             pool_max_idle_per_host: 64,
             user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
             extra_roots: Vec::new(),
+            resolve_overrides: Vec::new(),
             env_error: None,
         }
     }
@@ -185,6 +187,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Connects to `addr` for host name `host` instead of resolving it, like
+    /// `curl --resolve` (a test server, a private network path to a public
+    /// host name). Only `addr` is ever contacted for `host`; TLS still
+    /// verifies the certificate for `host`. The port of `addr` is used unless
+    /// the URL names a port. Virtual-hosted addressing puts the bucket into
+    /// the host name, so `bucket.s3.<region>.amazonaws.com` is a host of its
+    /// own; names are matched exactly.
+    pub fn resolve(mut self, host: &str, addr: SocketAddr) -> Self {
+        self.resolve_overrides.push((host.to_owned(), addr));
+        self
+    }
+
     /// All time limits at once.
     pub fn timeouts(mut self, timeouts: Timeouts) -> Self {
         self.timeouts = timeouts;
@@ -262,6 +276,7 @@ impl ClientBuilder {
             http2: self.http2,
             user_agent: self.user_agent,
             extra_roots: self.extra_roots,
+            resolve_overrides: self.resolve_overrides,
         };
         Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
     }

@@ -2,6 +2,7 @@
 //! [`Client`](crate::Client), TLS by rustls with the `ring` provider and the
 //! platform's root certificates.
 
+use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -18,6 +19,8 @@ pub(crate) struct TransportConfig {
     pub(crate) user_agent: String,
     /// DER certificates trusted in addition to the platform's roots.
     pub(crate) extra_roots: Vec<Vec<u8>>,
+    /// Host names connected to a fixed address instead of being resolved.
+    pub(crate) resolve_overrides: Vec<(String, SocketAddr)>,
 }
 
 /// The rustls configuration: the `ring` provider and the platform's root
@@ -73,6 +76,12 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
         // the client handles them, never the transport.
         .redirect(reqwest::redirect::Policy::none())
         .retry(reqwest::retry::never());
+    let builder = config
+        .resolve_overrides
+        .iter()
+        .fold(builder, |builder, (host, addr)| {
+            builder.resolve(host, *addr)
+        });
     let builder = if config.http2 {
         builder
     } else {
