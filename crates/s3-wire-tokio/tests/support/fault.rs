@@ -2,6 +2,9 @@
 //! script — S3 errors, dropped connections, truncated or stalled bodies — and records every
 //! request it received, so tests can count attempts and check each one's signature.
 //!
+//! [`FaultServer::start_tls`] serves HTTPS instead, with a certificate generated at start for
+//! the given host names (tests route those names to it with `ClientBuilder::resolve`).
+//!
 //! It runs on its own thread and runtime (like `local-s3`), so it keeps answering whatever
 //! the test's runtime does; dropping the [`FaultServer`] stops it and cuts open connections.
 
@@ -249,6 +252,8 @@ struct Shared {
 /// A running fault server; see the module docs.
 pub struct FaultServer {
     addr: SocketAddr,
+    /// The self-signed certificate of a TLS server (DER).
+    certificate: Option<Vec<u8>>,
     shared: Arc<Mutex<Shared>>,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -271,6 +276,41 @@ impl FaultServer {
 
     /// Starts a server answering with `script`, then with `fallback` for every further request.
     pub fn start_with_fallback(script: impl IntoIterator<Item = Reply>, fallback: Reply) -> Self {
+        Self::spawn(script, fallback, None)
+    }
+
+    /// Like [`FaultServer::start`] over TLS: a self-signed certificate valid for `names`
+    /// (trust it with [`FaultServer::certificate_der`]), HTTP/1.1 only.
+    pub fn start_tls(script: impl IntoIterator<Item = Reply>, names: &[&str]) -> Self {
+        let names: Vec<String> = names.iter().map(|&name| name.to_owned()).collect();
+        let generated = rcgen::generate_simple_self_signed(names).expect("self-signed certificate");
+        let certificate = generated.cert.der().to_vec();
+        let key =
+            rustls::pki_types::PrivateKeyDer::Pkcs8(generated.signing_key.serialize_der().into());
+        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(vec![certificate.clone().into()], key)
+        .expect("server certificate");
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let mut server = Self::spawn(
+            script,
+            Reply::s3_error(500, "InternalError", "fault server: script exhausted"),
+            Some(acceptor),
+        );
+        server.certificate = Some(certificate);
+        server
+    }
+
+    fn spawn(
+        script: impl IntoIterator<Item = Reply>,
+        fallback: Reply,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Self {
         let shared = Arc::new(Mutex::new(Shared {
             produced: Arc::new(AtomicU64::new(0)),
             script: script.into_iter().collect(),
@@ -291,13 +331,14 @@ impl FaultServer {
                     .enable_all()
                     .build()
                     .expect("fault server runtime");
-                runtime.block_on(serve(listener, server_shared, shutdown_rx));
+                runtime.block_on(serve(listener, server_shared, tls, shutdown_rx));
                 // Stalled connections are still open: cut them.
                 runtime.shutdown_background();
             })
             .expect("spawn fault server thread");
         Self {
             addr,
+            certificate: None,
             shared,
             shutdown: Some(shutdown_tx),
             thread: Some(thread),
@@ -307,6 +348,11 @@ impl FaultServer {
     /// `http://127.0.0.1:PORT`.
     pub fn endpoint(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The DER certificate of a server started with [`FaultServer::start_tls`].
+    pub fn certificate_der(&self) -> Vec<u8> {
+        self.certificate.clone().expect("a TLS fault server")
     }
 
     /// The socket address.
@@ -354,6 +400,7 @@ impl Drop for FaultServer {
 async fn serve(
     listener: std::net::TcpListener,
     shared: Arc<Mutex<Shared>>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     mut shutdown: oneshot::Receiver<()>,
 ) {
     let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
@@ -368,17 +415,32 @@ async fn serve(
         };
         let connection = connections.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::clone(&shared);
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let shared = Arc::clone(&shared);
-                async move { handle(request, &shared, connection).await }
-            });
-            // Errors are the point of this server (resets, aborted bodies): ignore them.
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            match tls {
+                Some(acceptor) => {
+                    if let Ok(stream) = acceptor.accept(stream).await {
+                        serve_connection(stream, shared, connection).await;
+                    }
+                }
+                None => serve_connection(stream, shared, connection).await,
+            }
         });
     }
+}
+
+async fn serve_connection<S>(stream: S, shared: Arc<Mutex<Shared>>, connection: usize)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |request| {
+        let shared = Arc::clone(&shared);
+        async move { handle(request, &shared, connection).await }
+    });
+    // Errors are the point of this server (resets, aborted bodies): ignore them.
+    let _ = http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
 }
 
 async fn handle(
