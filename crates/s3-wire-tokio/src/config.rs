@@ -191,11 +191,14 @@ impl ClientBuilder {
     /// `curl --resolve` (a test server, a private network path to a public
     /// host name). Only `addr` is ever contacted for `host`; TLS still
     /// verifies the certificate for `host`. The port of `addr` is used unless
-    /// the URL names a port. Virtual-hosted addressing puts the bucket into
-    /// the host name, so `bucket.s3.<region>.amazonaws.com` is a host of its
-    /// own; names are matched exactly.
+    /// the URL names a port (port `0`: the scheme's default). Virtual-hosted
+    /// addressing puts the bucket into the host name, so
+    /// `bucket.s3.<region>.amazonaws.com` is a host of its own; names match
+    /// whole and case-insensitively.
     pub fn resolve(mut self, host: &str, addr: SocketAddr) -> Self {
-        self.resolve_overrides.push((host.to_owned(), addr));
+        // URL hosts reach the resolver lower-cased.
+        self.resolve_overrides
+            .push((host.to_ascii_lowercase(), addr));
         self
     }
 

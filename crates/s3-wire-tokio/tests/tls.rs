@@ -37,7 +37,8 @@ fn tls_builder(server: &FaultServer, hosts: &[&str]) -> ClientBuilder {
     hosts
         .iter()
         .fold(Client::builder(), |builder, host| {
-            builder.resolve(host, server.addr())
+            // Upper case: host names are case-insensitive.
+            builder.resolve(&host.to_ascii_uppercase(), server.addr())
         })
         .add_root_certificate_der(server.certificate_der())
         .static_credentials(ACCESS_KEY, SECRET_KEY, None)
