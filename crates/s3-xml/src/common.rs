@@ -269,9 +269,13 @@ pub(crate) fn decode_document<T: DecodeBody>(xml: &[u8], limits: &Limits) -> Res
         };
         return Err(r.error_here(kind));
     }
-    let value = T::decode_body(&mut r, root.0)?;
-    r.finish()?;
-    Ok(value)
+    // The result is returned as it is, not unwrapped and rewrapped: each
+    // `?`/`Ok` would copy the whole document struct (hundreds of bytes).
+    let decoded = T::decode_body(&mut r, root.0);
+    if decoded.is_ok() {
+        r.finish()?;
+    }
+    decoded
 }
 
 /// Decodes a document of type `T` or an S3 `<Error>` document.

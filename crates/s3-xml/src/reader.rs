@@ -352,6 +352,12 @@ impl<'a> XmlReader<'a> {
 
     /// Moves a borrowed first piece into `scratch` before appending more.
     fn spill(&mut self) {
+        // Room for a typical escaped value (a quoted ETag is 34 bytes, with a
+        // multipart suffix ~40) in one allocation per document: growing from
+        // empty would take three (8, 33, 66 bytes for an ETag).
+        if self.scratch.capacity() == 0 {
+            self.scratch.reserve(64);
+        }
         if let Some(first) = self.text.take() {
             self.scratch.push_str(first);
         }
