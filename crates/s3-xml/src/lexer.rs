@@ -154,6 +154,36 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Fast path for the commonest start tag, `<name>` (no prefix, no
+    /// attributes): pushes and returns the name. `None` leaves the lexer
+    /// untouched for the general path of [`Lexer::next_token`], which
+    /// accepts exactly the same tags; this one skips its token dispatch and
+    /// error plumbing, a sizeable share of a small document's decode.
+    pub(crate) fn simple_start(&mut self) -> Option<&'a str> {
+        let bytes = self.bytes();
+        let start = self.pos;
+        if bytes.get(start) != Some(&b'<') {
+            return None;
+        }
+        let first = *bytes.get(start + 1)?;
+        if NAME_CHARS[usize::from(first)] != START {
+            return None;
+        }
+        let tail = bytes.get(start + 2..)?;
+        // `START` and `INNER` have the low bit set; `COLON` and 0 do not.
+        let len = tail
+            .iter()
+            .position(|&b| NAME_CHARS[usize::from(b)] & 1 == 0)?;
+        let end = start + 2 + len;
+        if bytes.get(end) != Some(&b'>') {
+            return None;
+        }
+        let name = &self.input[start + 1..end];
+        self.open.push(name);
+        self.pos = end + 1;
+        Some(name)
+    }
+
     /// Fast path for the commonest shape, `text</name>` right after the
     /// start tag of `name` (text without markup, references or `\r`):
     /// returns the text and consumes the end tag. `None` leaves the lexer
@@ -369,6 +399,8 @@ impl<'a> Lexer<'a> {
 const START: u8 = 1;
 const COLON: u8 = 2;
 const INNER: u8 = 3;
+// `simple_start` relies on this to tell unprefixed name characters apart.
+const _: () = assert!(START & 1 == 1 && INNER & 1 == 1 && COLON & 1 == 0);
 static NAME_CHARS: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut b = 0;
@@ -449,6 +481,71 @@ mod tests {
             }
             out.push(t);
         }
+    }
+
+    /// The `<name>` fast path agrees with the general path: same name, same
+    /// position and open element afterwards, or it declines and leaves the
+    /// lexer untouched.
+    #[test]
+    fn simple_start_agrees_with_next_token() {
+        let shapes = [
+            "<Key>",
+            "<a>",
+            "<Key >",
+            "<Key/>",
+            "<Key />",
+            "<s3:Key>",
+            "<:Key>",
+            "<Key:>",
+            "<a:b:c>",
+            "<1Key>",
+            "<-a>",
+            "<K-1.x_y>",
+            "<Kéy>",
+            "<Key",
+            "<K",
+            "<",
+            "",
+            "Key>",
+            "<Key a='1'>",
+            "<Key\t>",
+            "</Key>",
+            "<!-- c -->",
+            "<?pi?>",
+            "<![CDATA[x]]>",
+            "<Key\n>",
+            "< Key>",
+            "<Key=>",
+            "<Key>>",
+        ];
+        for shape in shapes {
+            let input = format!("<r>{shape}</Key></r>");
+            let mut fast = Lexer::new(&input);
+            let mut general = Lexer::new(&input);
+            assert!(matches!(fast.next_token(), Ok(Token::Start { .. })));
+            assert!(matches!(general.next_token(), Ok(Token::Start { .. })));
+            match fast.simple_start() {
+                Some(name) => {
+                    let token = general.next_token().map_err(|e| e.0.clone());
+                    let expected = Ok(Token::Start {
+                        local: name,
+                        empty: false,
+                    });
+                    assert_eq!(token, expected, "{shape:?}");
+                    assert_eq!(fast.position(), general.position(), "{shape:?}");
+                    assert_eq!(fast.open.peek(), general.open.peek(), "{shape:?}");
+                    assert_eq!(fast.open.len, general.open.len, "{shape:?}");
+                }
+                None => {
+                    assert_eq!(fast.position(), 3, "{shape:?}");
+                    assert_eq!(fast.open.len, 1, "{shape:?}");
+                }
+            }
+        }
+        // The shapes S3 sends do take the fast path.
+        let mut lexer = Lexer::new("<r><Key>");
+        lexer.next_token().unwrap();
+        assert_eq!(lexer.simple_start(), Some("Key"));
     }
 
     #[test]

@@ -128,6 +128,11 @@ impl<'a> XmlReader<'a> {
             self.depth = self.depth.saturating_sub(1);
             return Ok(None);
         }
+        self.event_start = self.base + self.lexer.position() as u64;
+        if let Some(local) = self.lexer.simple_start() {
+            self.enter(local, false)?;
+            return Ok(Some(self.name));
+        }
         loop {
             match self.event()? {
                 Token::Start { local, empty } => {
