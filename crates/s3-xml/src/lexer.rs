@@ -159,6 +159,7 @@ impl<'a> Lexer<'a> {
     /// untouched for the general path of [`Lexer::next_token`], which
     /// accepts exactly the same tags; this one skips its token dispatch and
     /// error plumbing, a sizeable share of a small document's decode.
+    #[inline]
     pub(crate) fn simple_start(&mut self) -> Option<&'a str> {
         let bytes = self.bytes();
         let start = self.pos;
@@ -188,6 +189,7 @@ impl<'a> Lexer<'a> {
     /// start tag of `name` (text without markup, references or `\r`):
     /// returns the text and consumes the end tag. `None` leaves the lexer
     /// untouched for the general path.
+    #[inline]
     pub(crate) fn simple_leaf(&mut self) -> Option<&'a str> {
         let bytes = self.bytes();
         let start = self.pos;

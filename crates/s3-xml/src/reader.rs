@@ -181,6 +181,7 @@ impl<'a> XmlReader<'a> {
     /// The text of the element just opened (a leaf): entity and character
     /// references resolved, CDATA included, line ends normalized as XML 1.0
     /// requires, all other whitespace kept exactly.
+    #[inline]
     pub(crate) fn text(&mut self, element: &'static str) -> Result<&str, Error> {
         match self.text_or_children()? {
             Some(()) => Ok(self.current_text()),
@@ -205,6 +206,9 @@ impl<'a> XmlReader<'a> {
     }
 
     /// Reads a single-valued element into `slot`; a second occurrence is an error.
+    // `#[inline]` here and on `text`, `text_or_children` and the lexer's
+    // fast paths: the per-leaf call chain cost ~6 % of a small document.
+    #[inline]
     pub(crate) fn put<T>(
         &mut self,
         slot: &mut Option<T>,
@@ -287,6 +291,7 @@ impl<'a> XmlReader<'a> {
     /// Reads the text of the element just opened into `self.scratch` (or
     /// remembers a single borrowed piece there). Returns `None`, with the
     /// child opened, if a child element is found instead.
+    #[inline]
     fn text_or_children(&mut self) -> Result<Option<()>, Error> {
         self.scratch.clear();
         self.text = Some("");
