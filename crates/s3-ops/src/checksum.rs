@@ -579,18 +579,6 @@ impl ResponseChecksums {
     }
 }
 
-/// A validator for a response body, from its headers: `None` unless the response
-/// announced a full-object checksum that covers exactly this body (no composite
-/// `...-N` values, no partial `Content-Range` other than the whole object). This is what
-/// a streaming transport calls on a successful GetObject head.
-pub fn body_validator(headers: &HeaderMap) -> Option<ChecksumValidator> {
-    match crate::types::ContentRange::from_headers(headers) {
-        Ok(Some(range)) if !range.is_whole_object() => None,
-        Err(_) => None,
-        _ => ResponseChecksums::from_headers(headers).validator(),
-    }
-}
-
 /// Checks a streamed body against the checksum the server announced.
 #[derive(Debug)]
 pub struct ChecksumValidator {

@@ -59,12 +59,9 @@ impl Client {
             }
             let output = op.response_head(&head)?;
             let mut body = body;
-            // Only a complete object (200, not a 206 range) can be checked
-            // against a full-object checksum; composite (multipart) values
-            // yield no validator.
-            if head.status == http::StatusCode::OK
-                && let Some(validator) = output.head.checksums.validator()
-            {
+            // s3-ops decides which bodies a full-object checksum covers (not a
+            // partial range, not a composite multipart value).
+            if let Some(validator) = output.head.checksum_validator() {
                 body.verify_with(validator);
             }
             Ok(GetObjectResponse { output, body })

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use s3_wire_tokio::credentials::{Credentials, CredentialsFuture, CredentialsProvider, MapEnv};
-use s3_wire_tokio::s3_ops::ChecksumAlgorithm;
 use s3_wire_tokio::s3_ops::ops::copy_object::CopyObject;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
@@ -21,6 +20,7 @@ use s3_wire_tokio::s3_ops::ops::list_object_versions::ListObjectVersions;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::list_parts::ListParts;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
+use s3_wire_tokio::s3_ops::{ByteRange, ChecksumAlgorithm};
 use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
 };
@@ -782,6 +782,55 @@ async fn a_full_object_checksum_is_verified_and_a_corrupted_body_rejected() {
             .requests()
             .iter()
             .all(|r| r.header("x-amz-checksum-mode") == Some("ENABLED"))
+    );
+}
+
+#[tokio::test]
+async fn a_ranged_body_is_checked_only_when_the_range_is_the_whole_object() {
+    let object = object_bytes(5_000);
+    let checksum = base64(&crc32(&object).to_be_bytes());
+    let mut corrupted = object.clone();
+    corrupted[4321] ^= 0x01;
+    let partial = |body: &[u8], content_range: &str| {
+        Reply::Respond {
+            status: 206,
+            headers: Vec::new(),
+            body: Bytes::copy_from_slice(body),
+        }
+        .with_header("content-range", content_range)
+        .with_header("x-amz-checksum-crc32", &checksum)
+        .with_header("x-amz-checksum-type", "FULL_OBJECT")
+    };
+    let server = FaultServer::start([
+        // The first 1,000 bytes: the full-object checksum does not cover them.
+        partial(&object[..1000], "bytes 0-999/5000"),
+        // A 206 whose range is the whole object: the checksum covers it.
+        partial(&corrupted, "bytes 0-4999/5000"),
+    ]);
+    let client = client(&server);
+
+    let response = client
+        .get_object(
+            get("k")
+                .range(ByteRange::new(0, 999).unwrap())
+                .checksum_mode(true),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.body.collect().await.unwrap(), &object[..1000]);
+
+    let response = client
+        .get_object(
+            get("k")
+                .range(ByteRange::new(0, 4999).unwrap())
+                .checksum_mode(true),
+        )
+        .await
+        .unwrap();
+    let err = response.body.collect().await.unwrap_err();
+    assert!(
+        err.to_string().to_ascii_lowercase().contains("checksum"),
+        "a whole-object 206 with a corrupted body must fail its checksum: {err}"
     );
 }
 
