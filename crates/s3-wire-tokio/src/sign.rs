@@ -56,7 +56,10 @@ impl Payload {
             s3_ops::Body::Bytes(bytes) if tls && bytes.len() > UNSIGNED_THRESHOLD => {
                 Ok(Payload::Unsigned)
             }
-            s3_ops::Body::Bytes(bytes) => Ok(Payload::Hashed(PayloadHash::of(bytes))),
+            s3_ops::Body::Bytes(bytes) => {
+                let digest = *sha256.get_or_insert_with(|| Sha256::digest(bytes).into());
+                Ok(Payload::Hashed(PayloadHash::Sha256(digest)))
+            }
             s3_ops::Body::External {
                 content_length,
                 trailing_checksum,
@@ -235,6 +238,25 @@ mod tests {
         };
         let endpoint = Endpoint::custom(url, "us-east-1").unwrap();
         Payload::choose(description, upload, &endpoint, &mut None).await
+    }
+
+    #[tokio::test]
+    async fn in_memory_bodies_are_hashed_once_per_operation() {
+        let body = s3_ops::Body::Bytes(Bytes::from_static(b"<Delete/>"));
+        let endpoint = Endpoint::custom("http://127.0.0.1:9000", "us-east-1").unwrap();
+        let mut cache = None;
+        let first = Payload::choose(&body, None, &endpoint, &mut cache)
+            .await
+            .unwrap();
+        let digest: [u8; 32] = Sha256::digest(b"<Delete/>").into();
+        assert_eq!(first, Payload::Hashed(PayloadHash::Sha256(digest)));
+        assert_eq!(cache, Some(digest));
+        // A retry takes the digest from the cache instead of hashing again.
+        let mut cached = Some([7u8; 32]);
+        let retry = Payload::choose(&body, None, &endpoint, &mut cached)
+            .await
+            .unwrap();
+        assert_eq!(retry, Payload::Hashed(PayloadHash::Sha256([7u8; 32])));
     }
 
     #[tokio::test]
