@@ -247,8 +247,10 @@ pub(crate) fn hex_len(value: u64) -> usize {
     }
 }
 
-/// Standard base64 with padding (RFC 4648 §4), as POST policies need.
-pub(crate) fn base64_encode(input: &[u8]) -> String {
+/// Standard base64 with padding (RFC 4648 §4): what POST policies, S3 checksum
+/// headers, `Content-MD5` and SSE-C keys use. Public so that crates building on the
+/// signer (s3-ops) share this one encoder.
+pub fn base64_encode(input: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for group in input.chunks(3) {

@@ -53,7 +53,7 @@ pub use chunked::{
     CHUNK_TERMINATOR, ChunkEncoder, ChunkHeader, ChunkedLayout, MIN_CHUNK_SIZE, StreamingMode,
 };
 pub use credentials::Credentials;
-pub use encoding::{uri_decode, uri_encode, uri_encode_into};
+pub use encoding::{base64_encode, uri_decode, uri_encode, uri_encode_into};
 pub use error::{
     Error, InvalidExpiry, InvalidHeader, InvalidParameter, InvalidTime, InvalidUri, StreamingError,
 };
