@@ -235,3 +235,23 @@ fn aws_chunked_checker_accepts_the_aws_streaming_examples() {
         assert!(aws_chunked::verify_signatures(&tampered, &seed, EXAMPLE_SECRET).is_err());
     }
 }
+
+#[tokio::test]
+async fn fault_server_reset_is_a_tcp_rst() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = FaultServer::start([Reply::Reset]);
+    let address = server.endpoint().trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    stream
+        .write_all(b"GET /bucket/k HTTP/1.1\r\nhost: fault\r\ncontent-length: 0\r\n\r\n")
+        .await
+        .unwrap();
+    let mut received = Vec::new();
+    let error = stream
+        .read_to_end(&mut received)
+        .await
+        .expect_err("an abortive close, not an orderly end of stream");
+    assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset, "{error}");
+    assert!(received.is_empty(), "no response before the reset");
+    assert_eq!(server.request_count(), 1);
+}

@@ -39,7 +39,7 @@ pub enum Reply {
         /// Body.
         body: Bytes,
     },
-    /// Close the connection without answering.
+    /// Reset the connection (TCP RST) without answering.
     Reset,
     /// Announce `declared` bytes, send `sent` (fewer), then abort the connection.
     Truncated {
@@ -413,7 +413,13 @@ async fn serve(
             },
             _ = &mut shutdown => return,
         };
-        let connection = connections.fetch_add(1, Ordering::Relaxed);
+        let Ok((stream, socket)) = with_socket_handle(stream) else {
+            continue;
+        };
+        let connection = Connection {
+            index: connections.fetch_add(1, Ordering::Relaxed),
+            socket: Arc::new(socket),
+        };
         let shared = Arc::clone(&shared);
         let tls = tls.clone();
         tokio::spawn(async move {
@@ -429,13 +435,35 @@ async fn serve(
     }
 }
 
-async fn serve_connection<S>(stream: S, shared: Arc<Mutex<Shared>>, connection: usize)
+/// One accepted connection: its index, and a second handle on its socket so that a
+/// [`Reply::Reset`] can turn the close into a TCP RST after hyper took the stream.
+#[derive(Clone)]
+struct Connection {
+    index: usize,
+    socket: Arc<tokio::net::TcpStream>,
+}
+
+/// `stream` and a duplicate handle of the same socket. The socket closes (FIN, or RST once
+/// `SO_LINGER` is zero) when the last of the two is dropped.
+fn with_socket_handle(
+    stream: tokio::net::TcpStream,
+) -> io::Result<(tokio::net::TcpStream, tokio::net::TcpStream)> {
+    let stream = stream.into_std()?;
+    let duplicate = stream.try_clone()?;
+    Ok((
+        tokio::net::TcpStream::from_std(stream)?,
+        tokio::net::TcpStream::from_std(duplicate)?,
+    ))
+}
+
+async fn serve_connection<S>(stream: S, shared: Arc<Mutex<Shared>>, connection: Connection)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service = service_fn(move |request| {
         let shared = Arc::clone(&shared);
-        async move { handle(request, &shared, connection).await }
+        let connection = connection.clone();
+        async move { handle(request, &shared, &connection).await }
     });
     // Errors are the point of this server (resets, aborted bodies): ignore them.
     let _ = http1::Builder::new()
@@ -446,7 +474,7 @@ where
 async fn handle(
     request: http::Request<Incoming>,
     shared: &Mutex<Shared>,
-    connection: usize,
+    connection: &Connection,
 ) -> Result<Response<ScriptedBody>, io::Error> {
     let (parts, mut body) = request.into_parts();
     let ignore_body = {
@@ -459,7 +487,7 @@ async fn handle(
                 headers: parts.headers.clone(),
                 body: Bytes::new(),
                 body_complete: false,
-                connection,
+                connection: connection.index,
             });
             true
         } else {
@@ -494,7 +522,7 @@ async fn handle(
             headers: parts.headers,
             body: received.into(),
             body_complete,
-            connection,
+            connection: connection.index,
         });
         let reply = match shared.script.pop_front() {
             Some(reply) => reply,
@@ -515,7 +543,11 @@ async fn handle(
         reply = *inner;
     }
     let (status, headers, body) = match reply {
-        Reply::Reset => return Err(io::Error::other("scripted reset")),
+        Reply::Reset => {
+            // An abortive close: the client reads ECONNRESET, not an orderly end of stream.
+            connection.socket.set_zero_linger()?;
+            return Err(io::Error::other("scripted reset"));
+        }
         Reply::Respond {
             status,
             headers,
