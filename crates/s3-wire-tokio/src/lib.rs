@@ -44,7 +44,9 @@
 //! **Requests.** Every attempt is built by `s3-ops`, signed anew by
 //! `s3-sigv4` (one signer and signing-key cache per client) and sent over one
 //! shared connection pool (`reqwest`, rustls with the `ring` provider and the
-//! platform's roots, HTTP/1.1; HTTP/2 with the `http2` feature).
+//! platform's roots, HTTP/1.1; HTTP/2 with the `http2` feature). Proxies
+//! come from `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY` / `NO_PROXY`, read when
+//! the client is built (HTTPS through a proxy is tunnelled with `CONNECT`).
 //!
 //! **Retries** ([`RetryConfig`]): exponential backoff with full jitter, a
 //! maximum number of attempts, a token-bucket retry budget shared by all
