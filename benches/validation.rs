@@ -1,5 +1,5 @@
 //! Criterion microbenchmarks of the pure crates, on the published s3-wire
-//! workloads. Run with `cargo bench --features fuzzing --bench validation`.
+//! workloads. Run with `cargo bench -p s3-wire-benches --features fuzzing`.
 //!
 //! Each crate's workloads live in `benches/validation/<crate>.rs`.
 
