@@ -264,7 +264,8 @@ impl ClientBuilder {
             None => Endpoint::aws(region)?,
         }
         .with_addressing_style(self.addressing_style);
-        if endpoint.scheme() == Scheme::Http && !self.allow_http && !is_loopback(endpoint.host()) {
+        let loopback = is_loopback(endpoint.host());
+        if endpoint.scheme() == Scheme::Http && !self.allow_http && !loopback {
             return Err(Error::config(format!(
                 "plain http:// to {} is refused (credentials-derived signatures and data would \
                  cross the network unencrypted); use https://, a loopback address, or \
@@ -280,6 +281,7 @@ impl ClientBuilder {
             user_agent: self.user_agent,
             extra_roots: self.extra_roots,
             resolve_overrides: self.resolve_overrides,
+            bypass_proxies: loopback,
         };
         Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
     }

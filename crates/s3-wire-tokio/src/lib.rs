@@ -46,7 +46,10 @@
 //! shared connection pool (`reqwest`, rustls with the `ring` provider and the
 //! platform's roots, HTTP/1.1; HTTP/2 with the `http2` feature). Proxies
 //! come from `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY` / `NO_PROXY`, read when
-//! the client is built (HTTPS through a proxy is tunnelled with `CONNECT`).
+//! the client is built (HTTPS through a proxy is tunnelled with `CONNECT`); a
+//! loopback endpoint (`localhost`, `127.0.0.0/8`, `::1`) is always called
+//! directly, as Go's HTTP client does: a proxy cannot reach this machine's
+//! loopback.
 //!
 //! **Retries** ([`RetryConfig`]): exponential backoff with full jitter, a
 //! maximum number of attempts, a token-bucket retry budget shared by all

@@ -21,6 +21,9 @@ pub(crate) struct TransportConfig {
     pub(crate) extra_roots: Vec<Vec<u8>>,
     /// Host names connected to a fixed address instead of being resolved.
     pub(crate) resolve_overrides: Vec<(String, SocketAddr)>,
+    /// Ignore the proxy variables (`HTTP_PROXY`, ...): set for loopback endpoints,
+    /// which a proxy (on another machine) cannot reach.
+    pub(crate) bypass_proxies: bool,
 }
 
 /// The rustls configuration: the `ring` provider and the platform's root
@@ -82,6 +85,11 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
         .fold(builder, |builder, (host, addr)| {
             builder.resolve(host, *addr)
         });
+    let builder = if config.bypass_proxies {
+        builder.no_proxy()
+    } else {
+        builder
+    };
     let builder = if config.http2 {
         builder
     } else {

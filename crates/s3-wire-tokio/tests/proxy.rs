@@ -1,10 +1,12 @@
 //! The client honours the standard proxy variables (`HTTP_PROXY`, `NO_PROXY`), read when the
-//! client is built. Environment variables are process-wide (and setting them needs `unsafe`,
+//! client is built, and never sends a loopback endpoint's requests to a proxy. Environment
+//! variables are process-wide (and setting them needs `unsafe`,
 //! forbidden here), so the test re-runs this test binary as a child process with the variables
 //! set; the fault servers run in the parent and record what arrived.
 
 mod support;
 
+use std::net::SocketAddr;
 use std::process::Command;
 
 use s3_wire_tokio::Client;
@@ -14,32 +16,30 @@ use support::sigv4;
 
 const ACCESS_KEY: &str = "AKIDPROXYTEST";
 const SECRET_KEY: &str = "proxy-test-secret-key";
-/// Set in the child: the endpoints it must call.
-const CHILD_ENDPOINTS: &str = "S3_WIRE_TEST_PROXY_CHILD_ENDPOINTS";
+/// Set in the child: the address of the direct server.
+const CHILD_DIRECT_SERVER: &str = "S3_WIRE_TEST_PROXY_CHILD_DIRECT_SERVER";
 /// A host name that only exists behind the proxy.
 const PROXIED_HOST: &str = "s3.proxied.test";
+/// A host name listed in `NO_PROXY`, routed to the direct server by `ClientBuilder::resolve`.
+const EXCLUDED_HOST: &str = "s3.excluded.test";
 
 #[tokio::test]
-async fn http_proxy_and_no_proxy_from_the_environment() {
-    if let Ok(endpoints) = std::env::var(CHILD_ENDPOINTS) {
-        return child(&endpoints).await;
+async fn http_proxy_no_proxy_and_loopback_from_the_environment() {
+    if let Ok(direct) = std::env::var(CHILD_DIRECT_SERVER) {
+        return child(direct.parse().expect("direct server address")).await;
     }
     let proxy = FaultServer::start([Reply::ok("via proxy")]);
-    let direct = FaultServer::start([Reply::ok("direct")]);
-    let direct_endpoint = direct.endpoint();
-    let proxy_address = proxy.endpoint();
+    let direct = FaultServer::start([Reply::ok("direct"), Reply::ok("direct")]);
+    let direct_address = direct.endpoint().trim_start_matches("http://").to_owned();
     let output = Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
-            "http_proxy_and_no_proxy_from_the_environment",
+            "http_proxy_no_proxy_and_loopback_from_the_environment",
             "--nocapture",
         ])
-        .env(
-            CHILD_ENDPOINTS,
-            format!("http://{PROXIED_HOST} {direct_endpoint}"),
-        )
-        .env("HTTP_PROXY", &proxy_address)
-        .env("NO_PROXY", "127.0.0.1")
+        .env(CHILD_DIRECT_SERVER, &direct_address)
+        .env("HTTP_PROXY", proxy.endpoint())
+        .env("NO_PROXY", EXCLUDED_HOST)
         .env_remove("http_proxy")
         .env_remove("no_proxy")
         .env_remove("ALL_PROXY")
@@ -56,7 +56,7 @@ async fn http_proxy_and_no_proxy_from_the_environment() {
     // The proxy received the request for the proxied host in absolute form, still addressed
     // (Host) and signed for the origin, not for the proxy.
     let proxied = proxy.requests();
-    assert_eq!(proxied.len(), 1, "one request through the proxy");
+    assert_eq!(proxied.len(), 1, "exactly one request through the proxy");
     let request = &proxied[0];
     assert_eq!(
         request.uri.to_string(),
@@ -65,22 +65,35 @@ async fn http_proxy_and_no_proxy_from_the_environment() {
     assert_eq!(request.header("host"), Some(PROXIED_HOST));
     sigv4::verify_recorded(request, SECRET_KEY).expect("signed for the origin host");
 
-    // NO_PROXY's host was called directly, in origin form.
+    // NO_PROXY's host and the loopback endpoint were called directly, in origin form.
     let direct_requests = direct.requests();
-    assert_eq!(direct_requests.len(), 1, "one direct request");
-    assert_eq!(direct_requests[0].uri.to_string(), "/bucket/k");
+    let hosts: Vec<_> = direct_requests
+        .iter()
+        .map(|request| {
+            assert_eq!(request.uri.to_string(), "/bucket/k");
+            sigv4::verify_recorded(request, SECRET_KEY).expect("signed");
+            request.header("host").unwrap_or_default().to_owned()
+        })
+        .collect();
+    assert_eq!(hosts, [EXCLUDED_HOST.to_owned(), direct_address]);
 }
 
-/// Runs in the child process: one GET through each endpoint, both must succeed.
-async fn child(endpoints: &str) {
-    let (proxied, direct) = endpoints.split_once(' ').expect("two endpoints");
-    for (endpoint, expected) in [(proxied, "via proxy"), (direct, "direct")] {
+/// Runs in the child process: one GET each through the proxied host, the `NO_PROXY` host and
+/// the loopback endpoint; all must succeed with the body of the server they should reach.
+async fn child(direct: SocketAddr) {
+    let cases = [
+        (format!("http://{PROXIED_HOST}"), "via proxy"),
+        (format!("http://{EXCLUDED_HOST}"), "direct"),
+        (format!("http://{direct}"), "direct"),
+    ];
+    for (endpoint, expected) in cases {
         let client = Client::builder()
-            .endpoint(endpoint)
+            .endpoint(&endpoint)
             .region("us-east-1")
             .static_credentials(ACCESS_KEY, SECRET_KEY, None)
-            // The proxied host is not a loopback address.
+            // The test host names are not loopback addresses.
             .allow_http(true)
+            .resolve(EXCLUDED_HOST, direct)
             .build()
             .expect("client");
         let response = client
@@ -90,6 +103,10 @@ async fn child(endpoints: &str) {
             ))
             .await
             .unwrap_or_else(|err| panic!("GET via {endpoint}: {err:?}"));
-        assert_eq!(response.body.collect().await.unwrap(), expected);
+        assert_eq!(
+            response.body.collect().await.unwrap(),
+            expected,
+            "{endpoint}"
+        );
     }
 }
