@@ -152,10 +152,16 @@ async fn run(client: Client) -> Result<(), AnyError> {
         )
         .await?;
     let fetched = step("fetch presigned GET with plain reqwest", None, async {
-        // Plain reqwest, as any HTTP client holding the URL would use it.
+        // Plain reqwest, as any HTTP client holding the URL would use it; like the
+        // s3-wire client, it leaves a loopback server out of any environment proxy.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::new();
-        let response = http.get(presigned.url()).send().await?.error_for_status()?;
+        let url = reqwest::Url::parse(presigned.url())?;
+        let http = if is_loopback(&url) {
+            reqwest::Client::builder().no_proxy().build()?
+        } else {
+            reqwest::Client::new()
+        };
+        let response = http.get(url).send().await?.error_for_status()?;
         Ok::<_, AnyError>(response.text().await?)
     })
     .await?;
@@ -256,6 +262,17 @@ fn write_random_file(size: u64) -> Result<(PathBuf, [u8; 32]), AnyError> {
     }
     file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok((path, hasher.finalize().into()))
+}
+
+/// True for `localhost`, `127.0.0.0/8` and `[::1]` URLs.
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn hex(bytes: &[u8]) -> String {

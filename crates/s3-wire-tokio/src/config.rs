@@ -51,6 +51,7 @@ pub struct ClientBuilder {
     addressing_style: AddressingStyle,
     credentials: Option<Arc<dyn CredentialsProvider>>,
     allow_http: bool,
+    proxy_from_env: bool,
     http2: bool,
     timeouts: Timeouts,
     retry: RetryConfig,
@@ -70,6 +71,7 @@ impl Default for ClientBuilder {
             addressing_style: AddressingStyle::Auto,
             credentials: None,
             allow_http: false,
+            proxy_from_env: true,
             http2: cfg!(feature = "http2"),
             timeouts: Timeouts::default(),
             retry: RetryConfig::default(),
@@ -171,6 +173,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether to use the proxies of the standard variables `HTTP_PROXY`,
+    /// `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (and their lower-case forms),
+    /// read when the client is built. On by default; loopback endpoints are
+    /// always called directly.
+    pub fn proxy_from_env(mut self, enabled: bool) -> Self {
+        self.proxy_from_env = enabled;
+        self
+    }
+
     /// Offers HTTP/2 over TLS (ALPN `h2`) besides HTTP/1.1. Requires the
     /// `http2` feature; without it this is ignored and HTTP/1.1 is used.
     pub fn http2(mut self, enabled: bool) -> Self {
@@ -189,8 +200,10 @@ impl ClientBuilder {
 
     /// Connects to `addr` for host name `host` instead of resolving it, like
     /// `curl --resolve` (a test server, a private network path to a public
-    /// host name). Only `addr` is ever contacted for `host`; TLS still
-    /// verifies the certificate for `host`. The port of `addr` is used unless
+    /// host name). Only `addr` is ever contacted for `host`, unless an
+    /// environment proxy applies to `host` (then the proxy resolves it, as
+    /// with curl; see [`ClientBuilder::proxy_from_env`]); TLS still verifies
+    /// the certificate for `host`. The port of `addr` is used unless
     /// the URL names a port (port `0`: the scheme's default). Virtual-hosted
     /// addressing puts the bucket into the host name, so
     /// `bucket.s3.<region>.amazonaws.com` is a host of its own; names match
@@ -281,7 +294,7 @@ impl ClientBuilder {
             user_agent: self.user_agent,
             extra_roots: self.extra_roots,
             resolve_overrides: self.resolve_overrides,
-            bypass_proxies: loopback,
+            bypass_proxies: loopback || !self.proxy_from_env,
         };
         Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
     }
@@ -294,6 +307,7 @@ impl fmt::Debug for ClientBuilder {
             .field("region", &self.region)
             .field("credentials", &self.credentials)
             .field("allow_http", &self.allow_http)
+            .field("proxy_from_env", &self.proxy_from_env)
             .field("http2", &self.http2)
             .field("timeouts", &self.timeouts)
             .field("retry", &self.retry)

@@ -49,7 +49,7 @@
 //! the client is built (HTTPS through a proxy is tunnelled with `CONNECT`); a
 //! loopback endpoint (`localhost`, `127.0.0.0/8`, `::1`) is always called
 //! directly, as Go's HTTP client does: a proxy cannot reach this machine's
-//! loopback.
+//! loopback. `ClientBuilder::proxy_from_env(false)` ignores those variables.
 //!
 //! **Retries** ([`RetryConfig`]): exponential backoff with full jitter, a
 //! maximum number of attempts, a token-bucket retry budget shared by all

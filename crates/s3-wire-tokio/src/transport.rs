@@ -22,7 +22,7 @@ pub(crate) struct TransportConfig {
     /// Host names connected to a fixed address instead of being resolved.
     pub(crate) resolve_overrides: Vec<(String, SocketAddr)>,
     /// Ignore the proxy variables (`HTTP_PROXY`, ...): set for loopback endpoints,
-    /// which a proxy (on another machine) cannot reach.
+    /// which a proxy (on another machine) cannot reach, and on request.
     pub(crate) bypass_proxies: bool,
 }
 

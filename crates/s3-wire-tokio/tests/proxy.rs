@@ -1,5 +1,6 @@
 //! The client honours the standard proxy variables (`HTTP_PROXY`, `NO_PROXY`), read when the
-//! client is built, and never sends a loopback endpoint's requests to a proxy. Environment
+//! client is built, never sends a loopback endpoint's requests to a proxy, and ignores the
+//! variables when told to (`ClientBuilder::proxy_from_env(false)`). Environment
 //! variables are process-wide (and setting them needs `unsafe`,
 //! forbidden here), so the test re-runs this test binary as a child process with the variables
 //! set; the fault servers run in the parent and record what arrived.
@@ -24,17 +25,21 @@ const PROXIED_HOST: &str = "s3.proxied.test";
 const EXCLUDED_HOST: &str = "s3.excluded.test";
 
 #[tokio::test]
-async fn http_proxy_no_proxy_and_loopback_from_the_environment() {
+async fn environment_proxies_no_proxy_loopback_and_opting_out() {
     if let Ok(direct) = std::env::var(CHILD_DIRECT_SERVER) {
         return child(direct.parse().expect("direct server address")).await;
     }
     let proxy = FaultServer::start([Reply::ok("via proxy")]);
-    let direct = FaultServer::start([Reply::ok("direct"), Reply::ok("direct")]);
+    let direct = FaultServer::start([
+        Reply::ok("direct"),
+        Reply::ok("direct"),
+        Reply::ok("direct"),
+    ]);
     let direct_address = direct.endpoint().trim_start_matches("http://").to_owned();
     let output = Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
-            "http_proxy_no_proxy_and_loopback_from_the_environment",
+            "environment_proxies_no_proxy_loopback_and_opting_out",
             "--nocapture",
         ])
         .env(CHILD_DIRECT_SERVER, &direct_address)
@@ -65,7 +70,8 @@ async fn http_proxy_no_proxy_and_loopback_from_the_environment() {
     assert_eq!(request.header("host"), Some(PROXIED_HOST));
     sigv4::verify_recorded(request, SECRET_KEY).expect("signed for the origin host");
 
-    // NO_PROXY's host and the loopback endpoint were called directly, in origin form.
+    // NO_PROXY's host, the loopback endpoint and the client told to ignore the variables
+    // called the direct server, in origin form.
     let direct_requests = direct.requests();
     let hosts: Vec<_> = direct_requests
         .iter()
@@ -75,25 +81,37 @@ async fn http_proxy_no_proxy_and_loopback_from_the_environment() {
             request.header("host").unwrap_or_default().to_owned()
         })
         .collect();
-    assert_eq!(hosts, [EXCLUDED_HOST.to_owned(), direct_address]);
+    assert_eq!(
+        hosts,
+        [
+            EXCLUDED_HOST.to_owned(),
+            direct_address,
+            PROXIED_HOST.to_owned()
+        ]
+    );
 }
 
-/// Runs in the child process: one GET each through the proxied host, the `NO_PROXY` host and
-/// the loopback endpoint; all must succeed with the body of the server they should reach.
+/// Runs in the child process: one GET each through the proxied host, the `NO_PROXY` host, the
+/// loopback endpoint and the proxied host with `proxy_from_env(false)`; all must succeed with
+/// the body of the server they should reach.
 async fn child(direct: SocketAddr) {
     let cases = [
-        (format!("http://{PROXIED_HOST}"), "via proxy"),
-        (format!("http://{EXCLUDED_HOST}"), "direct"),
-        (format!("http://{direct}"), "direct"),
+        (format!("http://{PROXIED_HOST}"), true, "via proxy"),
+        (format!("http://{EXCLUDED_HOST}"), true, "direct"),
+        (format!("http://{direct}"), true, "direct"),
+        (format!("http://{PROXIED_HOST}"), false, "direct"),
     ];
-    for (endpoint, expected) in cases {
+    for (endpoint, proxy_from_env, expected) in cases {
         let client = Client::builder()
             .endpoint(&endpoint)
             .region("us-east-1")
             .static_credentials(ACCESS_KEY, SECRET_KEY, None)
             // The test host names are not loopback addresses.
             .allow_http(true)
+            // Where the client connects directly, both names lead to the direct server.
             .resolve(EXCLUDED_HOST, direct)
+            .resolve(PROXIED_HOST, direct)
+            .proxy_from_env(proxy_from_env)
             .build()
             .expect("client");
         let response = client

@@ -32,7 +32,8 @@ fn retry() -> RetryConfig {
     retry
 }
 
-/// A client trusting the server's certificate, with every name in `hosts` routed to it.
+/// A client trusting the server's certificate, with every name in `hosts` routed to it (and
+/// not to a proxy of the developer's environment).
 fn tls_builder(server: &FaultServer, hosts: &[&str]) -> ClientBuilder {
     hosts
         .iter()
@@ -40,6 +41,7 @@ fn tls_builder(server: &FaultServer, hosts: &[&str]) -> ClientBuilder {
             // Upper case: host names are case-insensitive.
             builder.resolve(&host.to_ascii_uppercase(), server.addr())
         })
+        .proxy_from_env(false)
         .add_root_certificate_der(server.certificate_der())
         .static_credentials(ACCESS_KEY, SECRET_KEY, None)
         .retry(retry())

@@ -10,12 +10,14 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 
-/// A plain HTTP client (for presigned URLs), without connection reuse.
+/// A plain HTTP client (for presigned URLs), without connection reuse. It ignores the proxy
+/// variables of the developer's environment: every test server is on this machine's loopback.
 pub fn http_client() -> reqwest::Client {
     // reqwest is built without a default TLS crypto provider; plain HTTP still needs one set.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .pool_max_idle_per_host(0)
+        .no_proxy()
         .build()
         .expect("reqwest client")
 }
