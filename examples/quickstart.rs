@@ -56,13 +56,15 @@ fn main() -> Result<(), AnyError> {
             .static_credentials(server.access_key(), server.secret_key(), None)
             .build()?,
     };
+    let embedded = local_server.is_some();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        .block_on(run(client))
+        .block_on(run(client, embedded))
 }
 
-async fn run(client: Client) -> Result<(), AnyError> {
+/// `embedded`: the endpoint is the local-s3 server started on this machine's loopback.
+async fn run(client: Client, embedded: bool) -> Result<(), AnyError> {
     let unique = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)?
         .as_millis();
@@ -153,15 +155,14 @@ async fn run(client: Client) -> Result<(), AnyError> {
         .await?;
     let fetched = step("fetch presigned GET with plain reqwest", None, async {
         // Plain reqwest, as any HTTP client holding the URL would use it; like the
-        // s3-wire client, it leaves a loopback server out of any environment proxy.
+        // s3-wire client, it leaves the embedded (loopback) server out of any proxy.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let url = reqwest::Url::parse(presigned.url())?;
-        let http = if is_loopback(&url) {
+        let http = if embedded {
             reqwest::Client::builder().no_proxy().build()?
         } else {
             reqwest::Client::new()
         };
-        let response = http.get(url).send().await?.error_for_status()?;
+        let response = http.get(presigned.url()).send().await?.error_for_status()?;
         Ok::<_, AnyError>(response.text().await?)
     })
     .await?;
@@ -262,17 +263,6 @@ fn write_random_file(size: u64) -> Result<(PathBuf, [u8; 32]), AnyError> {
     }
     file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok((path, hasher.finalize().into()))
-}
-
-/// True for `localhost`, `127.0.0.0/8` and `[::1]` URLs.
-fn is_loopback(url: &reqwest::Url) -> bool {
-    let host = url.host_str().unwrap_or_default();
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn hex(bytes: &[u8]) -> String {
