@@ -1,9 +1,9 @@
 //! The client honours the standard proxy variables (`HTTP_PROXY`, `NO_PROXY`), read when the
 //! client is built, never sends a loopback endpoint's requests to a proxy, and ignores the
-//! variables when told to (`ClientBuilder::proxy_from_env(false)`). Environment
-//! variables are process-wide (and setting them needs `unsafe`,
-//! forbidden here), so the test re-runs this test binary as a child process with the variables
-//! set; the fault servers run in the parent and record what arrived.
+//! variables when told to (`ClientBuilder::proxy_from_env(false)`). Environment variables are
+//! process-wide (and setting them needs `unsafe`, forbidden here), so the test re-runs this
+//! test binary as a child process with the variables set; the fault servers run in the parent
+//! and record what arrived.
 
 mod support;
 
