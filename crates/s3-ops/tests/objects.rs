@@ -8,7 +8,7 @@ use bytes::Bytes;
 use common::*;
 use s3_ops::ops::delete_object::DeleteObject;
 use s3_ops::ops::get_object::{GetObject, ResponseHeaderOverrides};
-use s3_ops::ops::head_object::HeadObject;
+use s3_ops::ops::head_object::{HeadObject, ObjectHead};
 use s3_ops::ops::put_object::PutObject;
 use s3_ops::{
     Body, ByteRange, ChecksumAlgorithm, Error, InvalidInput, Operation, RetryClass,
@@ -560,4 +560,137 @@ fn delete_object_wire_shape_and_output() {
         .unwrap();
     assert!(output.delete_marker);
     assert_eq!(output.version_id.as_deref(), Some("dm1"));
+}
+
+/// The decoded head of a GetObject response with these headers.
+fn get_head(get: &GetObject, status: u16, headers: &[(&str, &str)]) -> ObjectHead {
+    let (parts, _) = response(status, headers, "").into_parts();
+    get.response_head(&parts).unwrap().head
+}
+
+const ETAG: &str = "\"9b2cf535f27731c974343645a3985328\"";
+
+#[test]
+fn a_broken_off_get_resumes_the_same_object_from_the_first_missing_byte() {
+    let get = GetObject::new(bucket(), key("k"))
+        .version_id("v1")
+        .part_number(2)
+        .if_none_match("\"other\"")
+        .if_modified_since(rfc_date());
+    let head = get_head(
+        &get,
+        206,
+        &[
+            ("content-length", "1000"),
+            ("content-range", "bytes 5000-5999/20000"),
+            ("etag", ETAG),
+        ],
+    );
+    let resumable = get.resumable(&head).expect("strong ETag and a length");
+    let rest = resumable.request_after(300).expect("bytes are missing");
+    let request = rest.request(&aws()).unwrap();
+    // Same version; the part number became the absolute range; only If-Match remains.
+    assert_eq!(
+        shape(&request),
+        (
+            "GET".into(),
+            "https://examplebucket.s3.us-east-1.amazonaws.com/k?versionId=v1".into(),
+            strings(&[&format!("if-match: {ETAG}"), "range: bytes=5300-5999"])
+        )
+    );
+    assert_eq!(
+        resumable
+            .request_after(999)
+            .unwrap()
+            .request(&aws())
+            .unwrap()
+            .request
+            .headers()["range"],
+        "bytes=5999-5999"
+    );
+    assert!(
+        resumable.request_after(1000).is_none(),
+        "nothing is missing"
+    );
+
+    let answer = |range: &str, length: &str, etag: &str| {
+        get_head(
+            &rest,
+            206,
+            &[
+                ("content-length", length),
+                ("content-range", range),
+                ("etag", etag),
+            ],
+        )
+    };
+    resumable
+        .check(300, &answer("bytes 5300-5999/20000", "700", ETAG))
+        .expect("exactly the missing bytes of the same object");
+    for (wrong, why) in [
+        (
+            answer("bytes 5300-5999/20000", "700", "\"changed\""),
+            "another ETag",
+        ),
+        (
+            answer("bytes 5000-5999/20000", "1000", ETAG),
+            "the wrong start",
+        ),
+        (
+            answer("bytes 5300-5998/20000", "699", ETAG),
+            "the wrong end",
+        ),
+        (
+            answer("bytes 5300-5999/20000", "701", ETAG),
+            "a length that disagrees",
+        ),
+    ] {
+        let error = resumable.check(300, &wrong).expect_err(why);
+        assert!(
+            matches!(error, Error::MalformedResponse(_)),
+            "{why}: {error}"
+        );
+    }
+    // A server that ignores Range answers 200 with the whole object.
+    let whole = get_head(&rest, 200, &[("content-length", "20000"), ("etag", ETAG)]);
+    assert!(resumable.check(300, &whole).is_err());
+}
+
+#[test]
+fn a_whole_object_response_resumes_from_its_offset_and_some_cannot_resume() {
+    let get = GetObject::new(bucket(), key("k"));
+    let whole = get_head(&get, 200, &[("content-length", "10"), ("etag", ETAG)]);
+    let rest = get.resumable(&whole).unwrap().request_after(4).unwrap();
+    let request = rest.request(&aws()).unwrap();
+    assert_eq!(request.request.headers()["range"], "bytes=4-9");
+    assert_eq!(request.request.headers()["if-match"], ETAG);
+
+    for (headers, why) in [
+        (vec![("content-length", "10")], "no ETag"),
+        (
+            vec![("content-length", "10"), ("etag", "W/\"weak\"")],
+            "a weak ETag",
+        ),
+        (vec![("etag", ETAG)], "no length"),
+        (
+            vec![("content-length", "0"), ("etag", ETAG)],
+            "an empty body",
+        ),
+    ] {
+        let head = get_head(&get, 200, &headers);
+        assert!(get.resumable(&head).is_none(), "{why}");
+    }
+    let inconsistent = get_head(
+        &get,
+        206,
+        &[
+            ("content-length", "5"),
+            ("content-range", "bytes 0-9/10"),
+            ("etag", ETAG),
+        ],
+    );
+    assert!(
+        get.resumable(&inconsistent).is_none(),
+        "Content-Range disagrees"
+    );
 }

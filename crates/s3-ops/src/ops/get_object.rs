@@ -10,6 +10,8 @@ use crate::names::{BucketName, ObjectKey};
 use crate::ops::head_object::{ObjectHead, ObjectSelector, object_selector_setters};
 use crate::request::{Operation, OperationRequest};
 use crate::response::decode;
+use crate::types::{ByteRange, Conditions};
+use s3_xml::ETag;
 
 /// `GET /{Key}`: an object's bytes and metadata.
 ///
@@ -81,6 +83,91 @@ impl GetObject {
             head: ObjectHead::from_parts(parts)?,
             body: Bytes::new(),
         })
+    }
+}
+
+/// How to fetch the rest of a streamed `GetObject` body that broke off: the same object
+/// (`If-Match` its ETag, the same version and encryption key) from the first missing byte to
+/// the last byte the first response announced. Made by [`GetObject::resumable`] from the first
+/// response's head, before any of its body was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumable {
+    request: GetObject,
+    /// Absolute offsets (in the object) of the first response's first and last body byte.
+    first: u64,
+    last: u64,
+    etag: ETag,
+}
+
+impl GetObject {
+    /// Whether a response with `head` can be resumed after its body broke off, and how:
+    /// `None` without a strong ETag (the object could change between the requests unseen),
+    /// without a `Content-Length`, for an empty body, or when `Content-Range` disagrees with
+    /// the length.
+    pub fn resumable(&self, head: &ObjectHead) -> Option<Resumable> {
+        let etag = head.etag.clone().filter(|etag| !etag.is_weak())?;
+        let length = head.content_length.filter(|&length| length > 0)?;
+        let first = match head.content_range {
+            Some(range) if range.last.checked_sub(range.first)? + 1 == length => range.first,
+            Some(_) => return None,
+            None => 0,
+        };
+        let mut request = self.clone();
+        // An absolute range replaces a part number (which cannot be combined with one),
+        // and the only condition left is the one that pins the object.
+        request.selector.part_number = None;
+        request.selector.conditions = Conditions {
+            if_match: Some(etag.as_str().to_owned()),
+            ..Conditions::default()
+        };
+        Some(Resumable {
+            request,
+            first,
+            last: first + length - 1,
+            etag,
+        })
+    }
+}
+
+impl Resumable {
+    /// The request for the body bytes after the first `received`; `None` once nothing is
+    /// missing.
+    pub fn request_after(&self, received: u64) -> Option<GetObject> {
+        let first = self
+            .first
+            .checked_add(received)
+            .filter(|&f| f <= self.last)?;
+        let mut request = self.request.clone();
+        request.selector.range = Some(ByteRange::Closed {
+            first,
+            last: self.last,
+        });
+        Some(request)
+    }
+
+    /// Checks the head of the response to [`Resumable::request_after`]`(received)`: the
+    /// same ETag and exactly the missing bytes (`206` with a matching `Content-Range` and
+    /// length). A server that ignores `Range` and sends the whole object fails here.
+    pub fn check(&self, received: u64, head: &ObjectHead) -> Result<(), Error> {
+        let first = self.first + received;
+        if head.etag.as_ref() != Some(&self.etag) {
+            return Err(Error::malformed(format!(
+                "resumed GetObject returned ETag {:?}, expected {}",
+                head.etag.as_ref().map(ETag::as_str),
+                self.etag
+            )));
+        }
+        let range_matches = head
+            .content_range
+            .is_some_and(|range| range.first == first && range.last == self.last);
+        if !range_matches || head.content_length != Some(self.last - first + 1) {
+            return Err(Error::malformed(format!(
+                "resumed GetObject returned Content-Range {:?} and Content-Length {:?}, \
+                 expected bytes {first}-{}",
+                head.content_range, head.content_length, self.last
+            )));
+        }
+        Ok(())
     }
 }
 
