@@ -225,6 +225,24 @@ impl Client {
         }
     }
 
+    /// Leave for one more try of work already under way outside [`Client::execute`]
+    /// (resuming a body that broke off after `tries` earlier tries): the backoff to wait
+    /// and the retry-budget tokens taken, or `None` once `max_attempts` is reached or the
+    /// client's budget is spent.
+    pub(crate) fn retry_permit(&self, tries: u32) -> Option<(Duration, u32)> {
+        let inner = &*self.inner;
+        if tries >= inner.retry.max_attempts {
+            return None;
+        }
+        let tokens = inner.budget.try_acquire(RetryCost::Timeout)?;
+        Some((inner.retry.backoff(tries, inner.jitter.unit()), tokens))
+    }
+
+    /// The try that [`Client::retry_permit`] allowed succeeded: its tokens go back.
+    pub(crate) fn retry_succeeded(&self, tokens: u32) {
+        self.inner.budget.on_success(tokens);
+    }
+
     /// One attempt: build, sign and send the request; return the response head
     /// with its unread body, or decode the error response.
     async fn attempt<O: Operation>(

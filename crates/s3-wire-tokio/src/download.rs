@@ -2,10 +2,11 @@
 //! and checksum checks, an `AsyncRead` adapter and `write_to`.
 
 use std::fmt;
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -16,7 +17,9 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
 use s3_ops::checksum::ChecksumValidator;
+use s3_ops::ops::get_object::Resumable;
 
+use crate::client::Client;
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 
 /// Time limits that apply while a body is being received.
@@ -39,6 +42,12 @@ pub(crate) struct BodyLimits {
 /// the server returned does not match, and with a timeout if no data arrives
 /// for the stall limit while the consumer waits.
 ///
+/// A `GetObject` body whose connection breaks (or stalls) is resumed where it
+/// stopped, as object_store and boto3 do: a ranged `GetObject` for the missing
+/// bytes, pinned to the same object by `If-Match` on its ETag, counted against
+/// the client's retry attempts and budget; the checks above then cover the
+/// joined body. Bodies without a strong ETag are not resumed.
+///
 /// Use [`ObjectBody::into_async_read`] for an [`AsyncRead`],
 /// [`ObjectBody::write_to`] to copy into a writer and
 /// [`ObjectBody::collect`] to buffer it in memory.
@@ -51,6 +60,58 @@ pub struct ObjectBody {
     timer: Pin<Box<Sleep>>,
     timer_armed: bool,
     finished: bool,
+    resume: Option<Resume>,
+}
+
+/// How a broken-off `GetObject` body continues: the client, the continuation plan of
+/// `s3-ops`, and the continuation request in flight.
+struct Resume {
+    client: Client,
+    plan: Resumable,
+    /// Tries so far: the first request and each continuation.
+    tries: u32,
+    /// In a `Mutex` only so that `ObjectBody` stays `Sync`; it is reached through
+    /// `&mut self` and never locked.
+    pending: Option<Mutex<Continuation>>,
+}
+
+type Continuation = Pin<Box<dyn Future<Output = Result<reqwest::Body, Error>> + Send>>;
+
+impl Resume {
+    /// Starts fetching the bytes after the first `received`, if the client's retry
+    /// limits allow another try and it can start before the operation `deadline`;
+    /// false otherwise.
+    fn start(&mut self, received: u64, deadline: Option<(Instant, Duration)>) -> bool {
+        let Some(request) = self.plan.request_after(received) else {
+            return false;
+        };
+        if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
+            return false;
+        }
+        let Some((delay, tokens)) = self.client.retry_permit(self.tries) else {
+            return false;
+        };
+        self.tries += 1;
+        let client = self.client.clone();
+        let plan = self.plan.clone();
+        let fetch = async move {
+            tokio::time::sleep(delay).await;
+            let response = client.get_object(request).await?;
+            plan.check(received, &response.output.head)?;
+            client.retry_succeeded(tokens);
+            Ok(response.body.body)
+        };
+        self.pending = Some(Mutex::new(match deadline {
+            // The whole body, continuations included, stays within the deadline.
+            Some((at, limit)) => Box::pin(async move {
+                tokio::time::timeout_at(at, fetch)
+                    .await
+                    .unwrap_or_else(|_| Err(Error::timeout(TimeoutKind::Operation(limit))))
+            }),
+            None => Box::pin(fetch),
+        }));
+        true
+    }
 }
 
 impl ObjectBody {
@@ -68,7 +129,19 @@ impl ObjectBody {
             timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
             timer_armed: false,
             finished: false,
+            resume: None,
         }
+    }
+
+    /// Lets the body resume with `plan` (see the type's docs) after a broken
+    /// connection.
+    pub(crate) fn resume_with(&mut self, client: Client, plan: Resumable) {
+        self.resume = Some(Resume {
+            client,
+            plan,
+            tries: 1,
+            pending: None,
+        });
     }
 
     /// An empty body (for responses that have none).
@@ -180,6 +253,37 @@ impl ObjectBody {
         Poll::Ready(Some(Err(error)))
     }
 
+    /// The connection broke or stalled with `error`: starts resuming (`None`) if
+    /// possible, otherwise fails the body with `error`.
+    fn resume_or_fail(&mut self, error: Error) -> Option<Poll<Option<Result<Bytes, Error>>>> {
+        let resumed = self
+            .resume
+            .as_mut()
+            .is_some_and(|resume| resume.start(self.received, self.limits.deadline));
+        if resumed {
+            None
+        } else {
+            Some(self.fail(error))
+        }
+    }
+
+    /// Polls a continuation request in flight: `Ready(Ok)` once its body replaced the
+    /// broken one, `Ready(Err)` if it failed.
+    fn poll_continuation(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let Some(resume) = &mut self.resume else {
+            return Poll::Ready(Ok(()));
+        };
+        let Some(pending) = &mut resume.pending else {
+            return Poll::Ready(Ok(()));
+        };
+        let pending = pending.get_mut().unwrap_or_else(|e| e.into_inner());
+        let body = std::task::ready!(pending.as_mut().poll(cx));
+        resume.pending = None;
+        self.body = body?;
+        self.timer_armed = false;
+        Poll::Ready(Ok(()))
+    }
+
     fn length_error(&self) -> Error {
         Error::new(ErrorKind::BodyLength {
             expected: self.content_length.unwrap_or(0),
@@ -226,17 +330,31 @@ impl Stream for ObjectBody {
         if this.finished {
             return Poll::Ready(None);
         }
-        // The stall clock runs only while the consumer is waiting for data: a
-        // consumer that pauses between chunks is backpressure, not a stall.
-        if !this.timer_armed {
-            this.arm_timer();
-        }
         loop {
+            // A continuation request (with its own timeouts) replaces a broken body.
+            match this.poll_continuation(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(error)) => return this.fail(error),
+                Poll::Ready(Ok(())) => {}
+            }
+            // The stall clock runs only while the consumer is waiting for data: a
+            // consumer that pauses between chunks is backpressure, not a stall.
+            if !this.timer_armed {
+                this.arm_timer();
+            }
             match Pin::new(&mut this.body).poll_frame(cx) {
                 Poll::Pending => {
                     if this.timer.as_mut().poll(cx).is_ready() {
                         let error = this.timeout_error();
-                        return this.fail(error);
+                        // A stall may be a dead connection: resume. The operation
+                        // deadline is final.
+                        if !matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Stalled(_))) {
+                            return this.fail(error);
+                        }
+                        if let Some(failed) = this.resume_or_fail(error) {
+                            return failed;
+                        }
+                        continue;
                     }
                     return Poll::Pending;
                 }
@@ -253,7 +371,9 @@ impl Stream for ObjectBody {
                             Error::new(ErrorKind::Transport(TransportErrorKind::ConnectionDropped))
                         }
                     };
-                    return this.fail(error.with_source(cause));
+                    if let Some(failed) = this.resume_or_fail(error.with_source(cause)) {
+                        return failed;
+                    }
                 }
                 Poll::Ready(Some(Ok(frame))) => {
                     let Ok(data) = frame.into_data() else {
@@ -322,6 +442,14 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
     use tokio::io::AsyncReadExt;
+
+    #[test]
+    fn bodies_are_send_and_sync() {
+        fn is<T: Send + Sync>() {}
+        is::<ObjectBody>();
+        is::<ObjectReader>();
+        is::<crate::GetObjectResponse>();
+    }
 
     /// A scripted response body: each step yields data, fails, or stays
     /// pending forever.

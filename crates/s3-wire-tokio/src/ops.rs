@@ -40,8 +40,8 @@ impl Client {
     /// `GetObject`, streaming: returns once the response head arrived; the
     /// body is read from the connection as the caller consumes
     /// [`GetObjectResponse::body`]. Retries cover failures before the head
-    /// arrives; a body that breaks off later fails the stream (re-issue a
-    /// ranged `GetObject` to resume).
+    /// arrives; a body that breaks off later is resumed with a ranged request
+    /// for the same object (see [`ObjectBody`]).
     ///
     /// With `checksum_mode(true)` on the operation, a full-object checksum
     /// that the server returns is verified when the body ends.
@@ -60,9 +60,12 @@ impl Client {
             let output = op.response_head(&head)?;
             let mut body = body;
             // s3-ops decides which bodies a full-object checksum covers (not a
-            // partial range, not a composite multipart value).
+            // partial range, not a composite multipart value) and which can resume.
             if let Some(validator) = output.head.checksum_validator() {
                 body.verify_with(validator);
+            }
+            if let Some(plan) = op.resumable(&output.head) {
+                body.resume_with(self.clone(), plan);
             }
             Ok(GetObjectResponse { output, body })
         })

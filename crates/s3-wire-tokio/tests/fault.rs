@@ -600,6 +600,195 @@ async fn a_truncated_body_is_an_error_in_every_consumer() {
     assert!(sink.len() <= 4_000);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Resuming a body that broke off: the same object, only the missing bytes
+// ---------------------------------------------------------------------------------------------
+
+const ETAG: &str = "\"5d41402abc4b2a76b9719d911017c592\"";
+
+/// A `206` answer for bytes `first..` of `object`, of which only `sent` are delivered before
+/// the connection is aborted (`sent == None`: all of them, complete).
+fn continuation(object: &[u8], first: usize, sent: Option<usize>, etag: &str) -> Reply {
+    let range = format!("bytes {first}-{}/{}", object.len() - 1, object.len());
+    let rest = &object[first..];
+    let headers = vec![
+        ("content-range".to_owned(), range),
+        ("etag".to_owned(), etag.to_owned()),
+    ];
+    match sent {
+        None => Reply::Respond {
+            status: 206,
+            headers,
+            body: Bytes::copy_from_slice(rest),
+        },
+        Some(sent) => Reply::Truncated {
+            status: 206,
+            headers,
+            declared: rest.len() as u64,
+            sent: Bytes::copy_from_slice(&rest[..sent]),
+        },
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_breaks_off_is_resumed_for_the_missing_bytes_of_the_same_object() {
+    let object = object_bytes(10_000);
+    let checksum = base64(&crc32(&object).to_be_bytes());
+    let server = FaultServer::start([
+        Reply::truncated(&object, 3_000)
+            .with_header("etag", ETAG)
+            .with_header("x-amz-checksum-crc32", &checksum)
+            .with_header("x-amz-checksum-type", "FULL_OBJECT"),
+        continuation(&object, 3_000, None, ETAG),
+    ]);
+    let response = client(&server)
+        .get_object(get("k").version_id("v7").checksum_mode(true))
+        .await
+        .unwrap();
+    assert!(response.body.verifies_checksum());
+    // The whole object, and the full-object CRC32 verified over the joined body.
+    assert_eq!(response.body.collect().await.unwrap(), object);
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_all_signed(&requests);
+    let resumed = &requests[1];
+    assert_eq!(resumed.header("range"), Some("bytes=3000-9999"));
+    assert_eq!(resumed.header("if-match"), Some(ETAG));
+    assert_eq!(resumed.uri.query(), Some("versionId=v7"));
+}
+
+#[tokio::test]
+async fn a_stalled_body_is_resumed_and_every_consumer_gets_the_whole_object() {
+    let object = object_bytes(10_000);
+    let stalled = Reply::stalled(&object, 2_500).with_header("etag", ETAG);
+    let server = FaultServer::start([
+        stalled.clone(),
+        continuation(&object, 2_500, None, ETAG),
+        stalled,
+        continuation(&object, 2_500, None, ETAG),
+    ]);
+    let client = builder(&server)
+        .stall_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+
+    let response = client.get_object(get("k")).await.unwrap();
+    let mut sink = Vec::new();
+    assert_eq!(response.body.write_to(&mut sink).await.unwrap(), 10_000);
+    assert_eq!(sink, object);
+
+    let response = client.get_object(get("k")).await.unwrap();
+    let mut reader = response.body.into_async_read();
+    let mut sink = Vec::new();
+    tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut sink)
+        .await
+        .unwrap();
+    assert_eq!(sink, object);
+    assert_eq!(server.request_count(), 4);
+}
+
+#[tokio::test]
+async fn a_resume_never_mixes_objects_or_accepts_the_wrong_bytes() {
+    let object = object_bytes(10_000);
+    let first = || Reply::truncated(&object, 3_000).with_header("etag", ETAG);
+    for (name, answer) in [
+        (
+            "the object changed (412)",
+            Reply::s3_error(
+                412,
+                "PreconditionFailed",
+                "At least one of the pre-conditions you specified did not hold",
+            ),
+        ),
+        (
+            "another ETag",
+            continuation(&object, 3_000, None, "\"0000000000000000000000000000000a\""),
+        ),
+        (
+            "Range ignored: the whole object again",
+            Reply::ok(Bytes::copy_from_slice(&object)).with_header("etag", ETAG),
+        ),
+    ] {
+        let server = FaultServer::start([first(), answer]);
+        let response = client(&server).get_object(get("k")).await.unwrap();
+        let err = match response.body.collect().await {
+            Ok(bytes) => panic!("{name}: reported success with {} bytes", bytes.len()),
+            Err(err) => err,
+        };
+        assert_eq!(server.request_count(), 2, "{name}: {err:?}");
+        if name.contains("412") {
+            assert_eq!(
+                err.service_error().map(|e| e.status.as_u16()),
+                Some(412),
+                "{err:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn resuming_stops_at_max_attempts_and_without_an_etag() {
+    let object = object_bytes(10_000);
+    // Every continuation breaks off too: three tries in all (retry(3)), then the error.
+    let server = FaultServer::start([
+        Reply::truncated(&object, 3_000).with_header("etag", ETAG),
+        continuation(&object, 3_000, Some(2_000), ETAG),
+        continuation(&object, 5_000, Some(1_000), ETAG),
+        continuation(&object, 6_000, None, ETAG),
+    ]);
+    let response = client(&server).get_object(get("k")).await.unwrap();
+    let err = response.body.collect().await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::BodyLength {
+                expected: 10_000,
+                received: 6_000
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(server.request_count(), 3);
+
+    // Without an ETag nothing pins the object between requests: no resume.
+    let server = FaultServer::start([Reply::truncated(&object, 3_000), Reply::empty()]);
+    let response = client(&server).get_object(get("k")).await.unwrap();
+    assert!(response.body.collect().await.is_err());
+    assert_eq!(server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn a_resume_stays_within_the_operation_deadline() {
+    let object = object_bytes(10_000);
+    // The body stalls at 300 ms and is resumed; every continuation answer is too late, so
+    // the continuation, retrying its own stalls (300, 600, 900 ms after it started), is still
+    // running at the 1 s deadline, which ends it: a timeout of the operation, not a stall.
+    let late = continuation(&object, 2_500, None, ETAG).after(Duration::from_secs(3));
+    let server = FaultServer::start_with_fallback(
+        [Reply::stalled(&object, 2_500).with_header("etag", ETAG)],
+        late,
+    );
+    let client = builder(&server)
+        .stall_timeout(Duration::from_millis(300))
+        .operation_timeout(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let response = client.get_object(get("k")).await.unwrap();
+    let err = response.body.collect().await.unwrap_err();
+    assert!(
+        matches!(err.kind(), ErrorKind::Timeout(TimeoutKind::Operation(limit)) if *limit == Duration::from_secs(1)),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(server.request_count() >= 2, "the body was resumed");
+}
+
 #[tokio::test]
 async fn a_stalled_body_times_out() {
     let object = object_bytes(10_000);
