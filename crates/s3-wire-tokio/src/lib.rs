@@ -56,7 +56,9 @@
 //! clones of a client, `Retry-After` honoured within the operation deadline,
 //! one region redirect followed for AWS endpoints (the request is rebuilt and
 //! re-signed for the new host). Replayable bodies are resent; a one-shot
-//! stream is retried only if none of it was sent.
+//! stream is retried only if none of it was sent. A `GetObject` body that
+//! breaks off or stalls is resumed from its first missing byte with a ranged
+//! request pinned to the same object by `If-Match` on its ETag.
 //!
 //! **Timeouts** ([`Timeouts`]): connect, stall (no progress in either
 //! direction) and whole operation.
