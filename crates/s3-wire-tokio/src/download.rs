@@ -44,9 +44,11 @@ pub(crate) struct BodyLimits {
 ///
 /// A `GetObject` body whose connection breaks (or stalls) is resumed where it
 /// stopped, as object_store and boto3 do: a ranged `GetObject` for the missing
-/// bytes, pinned to the same object by `If-Match` on its ETag, counted against
-/// the client's retry attempts and budget; the checks above then cover the
-/// joined body. Bodies without a strong ETag are not resumed.
+/// bytes, pinned to the same object by `If-Match` on its ETag (at most
+/// `RetryConfig::max_attempts` requests for one body, each continuation taking
+/// from the client's retry budget, all within the operation deadline); the
+/// checks above then cover the joined body. Bodies without a strong ETag are
+/// not resumed.
 ///
 /// Use [`ObjectBody::into_async_read`] for an [`AsyncRead`],
 /// [`ObjectBody::write_to`] to copy into a writer and
