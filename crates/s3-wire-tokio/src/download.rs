@@ -65,13 +65,10 @@ pub struct ObjectBody {
     resume: Option<Resume>,
 }
 
-/// How a broken-off `GetObject` body continues: the client, the continuation plan of
-/// `s3-ops`, and the continuation request in flight.
+/// How a broken-off `GetObject` body continues: what starts a continuation request, and
+/// the one in flight.
 struct Resume {
-    client: Client,
-    plan: Resumable,
-    /// Tries so far: the first request and each continuation.
-    tries: u32,
+    start: Resumer,
     /// In a `Mutex` only so that `ObjectBody` stays `Sync`; it is reached through
     /// `&mut self` and never locked.
     pending: Option<Mutex<Continuation>>,
@@ -79,23 +76,26 @@ struct Resume {
 
 type Continuation = Pin<Box<dyn Future<Output = Result<reqwest::Body, Error>> + Send>>;
 
-impl Resume {
-    /// Starts fetching the bytes after the first `received`, if the client's retry
-    /// limits allow another try and it can start before the operation `deadline`;
-    /// false otherwise.
-    fn start(&mut self, received: u64, deadline: Option<(Instant, Duration)>) -> bool {
-        let Some(request) = self.plan.request_after(received) else {
-            return false;
-        };
+/// Starts the request for the body bytes after the first `received` (within the operation
+/// `deadline`), or says no. Behind `dyn` so that only programs that call
+/// [`Client::get_object`] link the continuation code; every response body has this field.
+pub(crate) type Resumer =
+    Box<dyn FnMut(u64, Option<(Instant, Duration)>) -> Option<Continuation> + Send + Sync>;
+
+/// The [`Resumer`] of a `GetObject` body: continuation requests planned by `plan`, while
+/// the client's retry limits (attempts, budget) and the deadline allow.
+pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
+    // The first request was the first try.
+    let mut tries = 1;
+    Box::new(move |received, deadline| {
+        let request = plan.request_after(received)?;
         if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
-            return false;
+            return None;
         }
-        let Some((delay, tokens)) = self.client.retry_permit(self.tries) else {
-            return false;
-        };
-        self.tries += 1;
-        let client = self.client.clone();
-        let plan = self.plan.clone();
+        let (delay, tokens) = client.retry_permit(tries)?;
+        tries += 1;
+        let client = client.clone();
+        let plan = plan.clone();
         let fetch = async move {
             tokio::time::sleep(delay).await;
             let response = client.get_object(request).await?;
@@ -103,7 +103,7 @@ impl Resume {
             client.retry_succeeded(tokens);
             Ok(response.body.body)
         };
-        self.pending = Some(Mutex::new(match deadline {
+        Some(match deadline {
             // The whole body, continuations included, stays within the deadline.
             Some((at, limit)) => Box::pin(async move {
                 tokio::time::timeout_at(at, fetch)
@@ -111,9 +111,8 @@ impl Resume {
                     .unwrap_or_else(|_| Err(Error::timeout(TimeoutKind::Operation(limit))))
             }),
             None => Box::pin(fetch),
-        }));
-        true
-    }
+        })
+    })
 }
 
 impl ObjectBody {
@@ -135,13 +134,10 @@ impl ObjectBody {
         }
     }
 
-    /// Lets the body resume with `plan` (see the type's docs) after a broken
-    /// connection.
-    pub(crate) fn resume_with(&mut self, client: Client, plan: Resumable) {
+    /// Lets the body resume (see the type's docs) after a broken connection.
+    pub(crate) fn resume_with(&mut self, start: Resumer) {
         self.resume = Some(Resume {
-            client,
-            plan,
-            tries: 1,
+            start,
             pending: None,
         });
     }
@@ -258,10 +254,11 @@ impl ObjectBody {
     /// The connection broke or stalled with `error`: starts resuming (`None`) if
     /// possible, otherwise fails the body with `error`.
     fn resume_or_fail(&mut self, error: Error) -> Option<Poll<Option<Result<Bytes, Error>>>> {
-        let resumed = self
-            .resume
-            .as_mut()
-            .is_some_and(|resume| resume.start(self.received, self.limits.deadline));
+        let (received, deadline) = (self.received, self.limits.deadline);
+        let resumed = self.resume.as_mut().is_some_and(|resume| {
+            resume.pending = (resume.start)(received, deadline).map(Mutex::new);
+            resume.pending.is_some()
+        });
         if resumed {
             None
         } else {

@@ -16,7 +16,7 @@ use s3_sigv4::{PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
-use crate::download::ObjectBody;
+use crate::download::{ObjectBody, resumer};
 use crate::error::{Error, ErrorKind};
 
 /// A streaming `GetObject` response: the decoded head and the unread body.
@@ -65,7 +65,7 @@ impl Client {
                 body.verify_with(validator);
             }
             if let Some(plan) = op.resumable(&output.head) {
-                body.resume_with(self.clone(), plan);
+                body.resume_with(resumer(self.clone(), plan));
             }
             Ok(GetObjectResponse { output, body })
         })
