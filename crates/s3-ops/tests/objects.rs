@@ -654,6 +654,10 @@ fn a_broken_off_get_resumes_the_same_object_from_the_first_missing_byte() {
     // A server that ignores Range answers 200 with the whole object.
     let whole = get_head(&rest, 200, &[("content-length", "20000"), ("etag", ETAG)]);
     assert!(resumable.check(300, &whole).is_err());
+    // A received count past the end is an error, not an overflow.
+    let past_end = answer("bytes 5300-5999/20000", "700", ETAG);
+    assert!(resumable.check(u64::MAX, &past_end).is_err());
+    assert!(resumable.request_after(u64::MAX).is_none());
 }
 
 #[test]

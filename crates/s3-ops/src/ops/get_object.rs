@@ -108,7 +108,9 @@ impl GetObject {
         let etag = head.etag.clone().filter(|etag| !etag.is_weak())?;
         let length = head.content_length.filter(|&length| length > 0)?;
         let first = match head.content_range {
-            Some(range) if range.last.checked_sub(range.first)? + 1 == length => range.first,
+            Some(range) if range.last.checked_sub(range.first)?.checked_add(1)? == length => {
+                range.first
+            }
             Some(_) => return None,
             None => 0,
         };
@@ -149,7 +151,7 @@ impl Resumable {
     /// same ETag and exactly the missing bytes (`206` with a matching `Content-Range` and
     /// length). A server that ignores `Range` and sends the whole object fails here.
     pub fn check(&self, received: u64, head: &ObjectHead) -> Result<(), Error> {
-        let first = self.first + received;
+        let first = self.first.saturating_add(received);
         if head.etag.as_ref() != Some(&self.etag) {
             return Err(Error::malformed(format!(
                 "resumed GetObject returned ETag {:?}, expected {}",
@@ -160,7 +162,11 @@ impl Resumable {
         let range_matches = head
             .content_range
             .is_some_and(|range| range.first == first && range.last == self.last);
-        if !range_matches || head.content_length != Some(self.last - first + 1) {
+        let missing = self
+            .last
+            .checked_add(1)
+            .and_then(|end| end.checked_sub(first));
+        if !range_matches || missing.is_none() || head.content_length != missing {
             return Err(Error::malformed(format!(
                 "resumed GetObject returned Content-Range {:?} and Content-Length {:?}, \
                  expected bytes {first}-{}",
