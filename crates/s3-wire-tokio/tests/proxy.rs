@@ -1,14 +1,17 @@
-//! The client honours the standard proxy variables (`HTTP_PROXY`, `NO_PROXY`), read when the
-//! client is built, never sends a loopback endpoint's requests to a proxy, and ignores the
-//! variables when told to (`ClientBuilder::proxy_from_env(false)`). Environment variables are
+//! The client honours the standard proxy variables (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`),
+//! read when the client is built, never sends a loopback endpoint's requests to a proxy, and
+//! ignores the variables when told to (`ClientBuilder::proxy_from_env(false)`). HTTPS goes
+//! through a `CONNECT` tunnel with TLS verified for the S3 host. Environment variables are
 //! process-wide (and setting them needs `unsafe`, forbidden here), so the test re-runs this
 //! test binary as a child process with the variables set; the fault servers run in the parent
 //! and record what arrived.
 
 mod support;
 
-use std::net::SocketAddr;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 
 use s3_wire_tokio::Client;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
@@ -23,6 +26,37 @@ const CHILD_DIRECT_SERVER: &str = "S3_WIRE_TEST_PROXY_CHILD_DIRECT_SERVER";
 const PROXIED_HOST: &str = "s3.proxied.test";
 /// A host name listed in `NO_PROXY`, routed to the direct server by `ClientBuilder::resolve`.
 const EXCLUDED_HOST: &str = "s3.excluded.test";
+/// Set in the child of the tunnel test: the TLS server's certificate file.
+const CHILD_TUNNEL_CERTIFICATE: &str = "S3_WIRE_TEST_PROXY_CHILD_TUNNEL_CERTIFICATE";
+/// The HTTPS host reached through the `CONNECT` proxy.
+const TUNNELLED_HOST: &str = "s3.tunnelled.test";
+
+/// Runs the test `name` of this binary again in a child process with `vars` set and every
+/// other proxy variable removed; panics with its output if it fails.
+fn run_child(name: &str, vars: &[(&str, String)]) {
+    let mut command = Command::new(std::env::current_exe().expect("test binary"));
+    command.args(["--exact", name, "--nocapture"]);
+    for var in [
+        "HTTP_PROXY",
+        "http_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
+        command.env_remove(var);
+    }
+    command.envs(vars.iter().map(|(name, value)| (name, value)));
+    let output = command.output().expect("child test runs");
+    assert!(
+        output.status.success(),
+        "child failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
 
 #[tokio::test]
 async fn environment_proxies_no_proxy_loopback_and_opting_out() {
@@ -36,26 +70,13 @@ async fn environment_proxies_no_proxy_loopback_and_opting_out() {
         Reply::ok("direct"),
     ]);
     let direct_address = direct.endpoint().trim_start_matches("http://").to_owned();
-    let output = Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "environment_proxies_no_proxy_loopback_and_opting_out",
-            "--nocapture",
-        ])
-        .env(CHILD_DIRECT_SERVER, &direct_address)
-        .env("HTTP_PROXY", proxy.endpoint())
-        .env("NO_PROXY", EXCLUDED_HOST)
-        .env_remove("http_proxy")
-        .env_remove("no_proxy")
-        .env_remove("ALL_PROXY")
-        .env_remove("all_proxy")
-        .output()
-        .expect("child test runs");
-    assert!(
-        output.status.success(),
-        "child failed:\n{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    run_child(
+        "environment_proxies_no_proxy_loopback_and_opting_out",
+        &[
+            (CHILD_DIRECT_SERVER, direct_address.clone()),
+            ("HTTP_PROXY", proxy.endpoint()),
+            ("NO_PROXY", EXCLUDED_HOST.to_owned()),
+        ],
     );
 
     // The proxy received the request for the proxied host in absolute form, still addressed
@@ -127,4 +148,106 @@ async fn child(direct: SocketAddr) {
             "{endpoint}"
         );
     }
+}
+
+#[tokio::test]
+async fn https_through_a_proxy_is_a_connect_tunnel_verified_for_the_s3_host() {
+    if let Ok(certificate) = std::env::var(CHILD_TUNNEL_CERTIFICATE) {
+        return tunnel_child(&certificate).await;
+    }
+    let origin = FaultServer::start_tls([Reply::ok("through the tunnel")], &[TUNNELLED_HOST]);
+    let (proxy, targets) = start_connect_proxy(origin.addr());
+    let directory = tempfile::tempdir().unwrap();
+    let certificate = directory.path().join("origin.der");
+    std::fs::write(&certificate, origin.certificate_der()).unwrap();
+    run_child(
+        "https_through_a_proxy_is_a_connect_tunnel_verified_for_the_s3_host",
+        &[
+            (
+                CHILD_TUNNEL_CERTIFICATE,
+                certificate.to_string_lossy().into_owned(),
+            ),
+            ("HTTPS_PROXY", format!("http://{proxy}")),
+        ],
+    );
+
+    // The proxy only saw where to connect; the request went inside TLS, for the S3 host.
+    let targets = targets.lock().unwrap().clone();
+    assert_eq!(targets, [format!("CONNECT {TUNNELLED_HOST}:443")]);
+    let requests = origin.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].header("host"), Some(TUNNELLED_HOST));
+    sigv4::verify_recorded(&requests[0], SECRET_KEY).expect("signed for the S3 host");
+}
+
+/// Runs in the child process: a GET over HTTPS that can only succeed through the tunnel (the
+/// host name does not resolve) with the origin's certificate verified.
+async fn tunnel_child(certificate: &str) {
+    let client = Client::builder()
+        .endpoint(format!("https://{TUNNELLED_HOST}"))
+        .region("us-east-1")
+        .static_credentials(ACCESS_KEY, SECRET_KEY, None)
+        .add_root_certificate_der(std::fs::read(certificate).unwrap())
+        .build()
+        .expect("client");
+    let response = client
+        .get_object(GetObject::new(
+            s3_wire_tokio::bucket("bucket").unwrap(),
+            s3_wire_tokio::key("k").unwrap(),
+        ))
+        .await
+        .unwrap_or_else(|err| panic!("GET through the tunnel: {err:?}"));
+    assert_eq!(response.body.collect().await.unwrap(), "through the tunnel");
+}
+
+/// A minimal HTTP `CONNECT` proxy on its own threads: records each request line and tunnels
+/// every connection to `origin`, whatever host it names.
+fn start_connect_proxy(origin: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let targets = Arc::new(Mutex::new(Vec::new()));
+    let recorded = Arc::clone(&targets);
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let recorded = Arc::clone(&recorded);
+            std::thread::spawn(move || tunnel(client, origin, &recorded));
+        }
+    });
+    (address, targets)
+}
+
+fn tunnel(
+    mut client: TcpStream,
+    origin: SocketAddr,
+    targets: &Mutex<Vec<String>>,
+) -> io::Result<()> {
+    // The request head, byte by byte up to the blank line (a tunnel must not read past it).
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 8192 {
+        client.read_exact(&mut byte)?;
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let request_line = head.lines().next().unwrap_or_default();
+    // "CONNECT host:port HTTP/1.1" is recorded without its version.
+    let target = request_line
+        .rsplit_once(' ')
+        .map_or(request_line, |(t, _)| t);
+    targets.lock().unwrap().push(target.to_owned());
+    if !request_line.starts_with("CONNECT ") {
+        return client.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n");
+    }
+    let upstream = TcpStream::connect(origin)?;
+    client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
+    let (mut client_reader, mut upstream_writer) = (client.try_clone()?, upstream.try_clone()?);
+    let upload = std::thread::spawn(move || {
+        let _ = io::copy(&mut client_reader, &mut upstream_writer);
+        let _ = upstream_writer.shutdown(Shutdown::Write);
+    });
+    let (mut upstream_reader, mut client_writer) = (upstream, client);
+    let _ = io::copy(&mut upstream_reader, &mut client_writer);
+    let _ = client_writer.shutdown(Shutdown::Write);
+    let _ = upload.join();
+    Ok(())
 }
