@@ -135,18 +135,7 @@ async fn child(direct: SocketAddr) {
             .proxy_from_env(proxy_from_env)
             .build()
             .expect("client");
-        let response = client
-            .get_object(GetObject::new(
-                s3_wire_tokio::bucket("bucket").unwrap(),
-                s3_wire_tokio::key("k").unwrap(),
-            ))
-            .await
-            .unwrap_or_else(|err| panic!("GET via {endpoint}: {err:?}"));
-        assert_eq!(
-            response.body.collect().await.unwrap(),
-            expected,
-            "{endpoint}"
-        );
+        assert_eq!(get_k(&client, &endpoint).await, expected, "{endpoint}");
     }
 }
 
@@ -190,14 +179,20 @@ async fn tunnel_child(certificate: &str) {
         .add_root_certificate_der(std::fs::read(certificate).unwrap())
         .build()
         .expect("client");
+    assert_eq!(get_k(&client, "the tunnel").await, "through the tunnel");
+}
+
+/// The body of `bucket/k`, read with `client` (`via` names the path for failure messages).
+async fn get_k(client: &Client, via: &str) -> bytes::Bytes {
+    let get = GetObject::new(
+        s3_wire_tokio::bucket("bucket").unwrap(),
+        s3_wire_tokio::key("k").unwrap(),
+    );
     let response = client
-        .get_object(GetObject::new(
-            s3_wire_tokio::bucket("bucket").unwrap(),
-            s3_wire_tokio::key("k").unwrap(),
-        ))
+        .get_object(get)
         .await
-        .unwrap_or_else(|err| panic!("GET through the tunnel: {err:?}"));
-    assert_eq!(response.body.collect().await.unwrap(), "through the tunnel");
+        .unwrap_or_else(|err| panic!("GET via {via}: {err:?}"));
+    response.body.collect().await.unwrap()
 }
 
 /// A minimal HTTP `CONNECT` proxy on its own threads: records each request line and tunnels
