@@ -58,6 +58,14 @@ pub(crate) struct Inner {
     jitter: Jitter,
 }
 
+/// Why [`Client::retry_permit`] refused another try.
+pub(crate) enum RetryDenied {
+    /// `max_attempts` tries were made.
+    Attempts,
+    /// The client's retry budget is spent.
+    Budget,
+}
+
 /// What an attempt's response decoder gets: the head and the unread body.
 pub(crate) struct RawResponse {
     pub(crate) head: Parts,
@@ -190,7 +198,6 @@ impl Client {
                 return Err(error);
             }
             if !class.is_retryable()
-                || attempts >= inner.retry.max_attempts
                 || !upload.is_none_or(Body::can_resend)
                 || (is_ambiguous(&error) && !op.is_idempotent())
             {
@@ -204,12 +211,15 @@ impl Client {
             } else {
                 RetryCost::Normal
             };
-            let Some(tokens) = inner.budget.try_acquire(cost) else {
-                error.set_budget_exhausted();
-                return Err(error);
+            let (mut delay, tokens) = match self.retry_permit(attempts, cost) {
+                Ok(permit) => permit,
+                Err(RetryDenied::Attempts) => return Err(error),
+                Err(RetryDenied::Budget) => {
+                    error.set_budget_exhausted();
+                    return Err(error);
+                }
             };
             retry_tokens += tokens;
-            let mut delay = inner.retry.backoff(attempts, inner.jitter.unit());
             if let Some(server_delay) = retry_after {
                 if deadline.is_none() && server_delay > inner.retry.max_delay {
                     return Err(error);
@@ -225,17 +235,20 @@ impl Client {
         }
     }
 
-    /// Leave for one more try of work already under way outside [`Client::execute`]
-    /// (resuming a body that broke off after `tries` earlier tries): the backoff to wait
-    /// and the retry-budget tokens taken, or `None` once `max_attempts` is reached or the
-    /// client's budget is spent.
-    pub(crate) fn retry_permit(&self, tries: u32) -> Option<(Duration, u32)> {
+    /// Leave for one more try after `tries` tries (of an operation, or of a body
+    /// resumed after it broke off): the backoff to wait and the retry-budget tokens
+    /// taken at `cost`, or why not.
+    pub(crate) fn retry_permit(
+        &self,
+        tries: u32,
+        cost: RetryCost,
+    ) -> Result<(Duration, u32), RetryDenied> {
         let inner = &*self.inner;
         if tries >= inner.retry.max_attempts {
-            return None;
+            return Err(RetryDenied::Attempts);
         }
-        let tokens = inner.budget.try_acquire(RetryCost::Timeout)?;
-        Some((inner.retry.backoff(tries, inner.jitter.unit()), tokens))
+        let tokens = inner.budget.try_acquire(cost).ok_or(RetryDenied::Budget)?;
+        Ok((inner.retry.backoff(tries, inner.jitter.unit()), tokens))
     }
 
     /// The try that [`Client::retry_permit`] allowed succeeded: its tokens go back.

@@ -21,6 +21,7 @@ use s3_ops::ops::get_object::Resumable;
 
 use crate::client::Client;
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
+use crate::retry::RetryCost;
 
 /// Time limits that apply while a body is being received.
 #[derive(Clone, Copy, Debug)]
@@ -92,7 +93,7 @@ pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
         if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
             return None;
         }
-        let (delay, tokens) = client.retry_permit(tries)?;
+        let (delay, tokens) = client.retry_permit(tries, RetryCost::Timeout).ok()?;
         tries += 1;
         let client = client.clone();
         let plan = plan.clone();
