@@ -99,7 +99,9 @@ pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
         let plan = plan.clone();
         let fetch = async move {
             tokio::time::sleep(delay).await;
-            let response = client.get_object(request).await?;
+            // The continuation's own body is only a source of bytes: this body keeps
+            // the checks and the resumption.
+            let response = client.fetch_object(&request).await?;
             plan.check(received, &response.output.head)?;
             client.retry_succeeded(tokens);
             Ok(response.body.body)

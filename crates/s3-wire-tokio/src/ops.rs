@@ -46,27 +46,34 @@ impl Client {
     /// With `checksum_mode(true)` on the operation, a full-object checksum
     /// that the server returns is verified when the body ends.
     pub async fn get_object(&self, operation: GetObject) -> Result<GetObjectResponse, Error> {
-        let op = &operation;
+        let GetObjectResponse { output, mut body } = self.fetch_object(&operation).await?;
+        // s3-ops decides which bodies a full-object checksum covers (not a
+        // partial range, not a composite multipart value) and which can resume.
+        if let Some(validator) = output.head.checksum_validator() {
+            body.verify_with(validator);
+        }
+        if let Some(plan) = operation.resumable(&output.head) {
+            body.resume_with(resumer(self.clone(), plan));
+        }
+        Ok(GetObjectResponse { output, body })
+    }
+
+    /// `GetObject` up to a successful response head, with the body as the
+    /// transport delivers it (length, stall and deadline checks only): what
+    /// [`Client::get_object`] builds on, and what a resumed body's continuation
+    /// requests use.
+    pub(crate) async fn fetch_object(&self, op: &GetObject) -> Result<GetObjectResponse, Error> {
         self.execute(op, None, |response: RawResponse| async move {
             let RawResponse { head, body } = response;
             if !head.status.is_success() {
-                return decode_buffered(op, RawResponse { head, body })
-                    .await
-                    .map(|output| GetObjectResponse {
-                        output,
-                        body: ObjectBody::empty(),
-                    });
+                // s3-ops decodes every non-2xx GetObject as the S3 error.
+                let output = decode_buffered(op, RawResponse { head, body }).await?;
+                return Ok(GetObjectResponse {
+                    output,
+                    body: ObjectBody::empty(),
+                });
             }
             let output = op.response_head(&head)?;
-            let mut body = body;
-            // s3-ops decides which bodies a full-object checksum covers (not a
-            // partial range, not a composite multipart value) and which can resume.
-            if let Some(validator) = output.head.checksum_validator() {
-                body.verify_with(validator);
-            }
-            if let Some(plan) = op.resumable(&output.head) {
-                body.resume_with(resumer(self.clone(), plan));
-            }
             Ok(GetObjectResponse { output, body })
         })
         .await
