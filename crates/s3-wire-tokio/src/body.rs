@@ -21,7 +21,7 @@ use http_body::{Frame, SizeHint};
 use tokio::task::JoinHandle;
 
 use crate::error::Error;
-use crate::progress::Progress;
+use crate::stall::Activity;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -269,7 +269,7 @@ where
 /// The `http_body::Body` of one attempt, created afresh for every attempt.
 pub(crate) struct AttemptBody {
     state: AttemptState,
-    progress: Progress,
+    activity: Activity,
 }
 
 enum AttemptState {
@@ -286,7 +286,7 @@ enum AttemptState {
 impl AttemptBody {
     /// The body for one attempt of sending `body`'s payload as-is (no
     /// `aws-chunked` framing).
-    pub(crate) fn plain(body: &Body, progress: Progress) -> Self {
+    pub(crate) fn plain(body: &Body, activity: Activity) -> Self {
         let state = match &body.source {
             Source::Bytes(bytes) => AttemptState::Bytes(bytes.clone()),
             Source::File(range) => AttemptState::File {
@@ -297,7 +297,7 @@ impl AttemptBody {
             },
             Source::Stream(_) => AttemptState::Done,
         };
-        Self { state, progress }
+        Self { state, activity }
     }
 
     fn remaining(&self) -> u64 {
@@ -373,7 +373,7 @@ impl http_body::Body for AttemptBody {
                 }
             }
         };
-        this.progress.touch();
+        this.activity.touch();
         Poll::Ready(Some(Ok(Frame::data(chunk))))
     }
 

@@ -18,7 +18,7 @@ use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
 
 use crate::body::{AttemptBody, Body, BodyError, BoxError, ByteStream, Source};
 use crate::error::{Error, ErrorKind};
-use crate::progress::Progress;
+use crate::stall::Activity;
 
 /// Payload bytes per aws-chunked chunk (S3's minimum is 8 KiB).
 pub(crate) const CHUNK_SIZE: usize = 256 * 1024;
@@ -78,7 +78,7 @@ pub(crate) struct ChunkedBody {
     remaining_encoded: u64,
     source_done: bool,
     finished: bool,
-    progress: Progress,
+    activity: Activity,
 }
 
 impl ChunkedBody {
@@ -86,14 +86,14 @@ impl ChunkedBody {
         upload: &Body,
         encoder: ChunkEncoder,
         trailer: Option<ChecksumAlgorithm>,
-        progress: Progress,
+        activity: Activity,
     ) -> Result<Self, Error> {
         let payload = match &upload.source {
             Source::Stream(one_shot) => Payload::OneShot {
                 stream: one_shot.stream.clone(),
                 started: one_shot.started.clone(),
             },
-            _ => Payload::Replayable(AttemptBody::plain(upload, Progress::new())),
+            _ => Payload::Replayable(AttemptBody::plain(upload, Activity::new())),
         };
         Ok(Self {
             payload,
@@ -106,7 +106,7 @@ impl ChunkedBody {
             out: VecDeque::new(),
             source_done: false,
             finished: false,
-            progress,
+            activity,
         })
     }
 
@@ -244,7 +244,7 @@ impl http_body::Body for ChunkedBody {
         match this.out.pop_front() {
             Some(bytes) => {
                 this.remaining_encoded = this.remaining_encoded.saturating_sub(bytes.len() as u64);
-                this.progress.touch();
+                this.activity.touch();
                 Poll::Ready(Some(Ok(Frame::data(bytes))))
             }
             None => Poll::Ready(None),
@@ -301,7 +301,7 @@ mod tests {
         trailer: Option<ChecksumAlgorithm>,
     ) -> (Parts, Result<Bytes, BoxError>) {
         let (encoder, parts) = encoder(body.len(), signed, trailer);
-        let chunked = ChunkedBody::new(body, encoder, trailer, Progress::new()).unwrap();
+        let chunked = ChunkedBody::new(body, encoder, trailer, Activity::new()).unwrap();
         let result = chunked.collect().await.map(|c| c.to_bytes());
         (parts, result)
     }

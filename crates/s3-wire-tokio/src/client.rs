@@ -17,9 +17,9 @@ use tokio::time::Instant;
 use crate::body::Body;
 use crate::config::{ClientBuilder, Timeouts};
 use crate::credentials::CredentialsProvider;
-use crate::download::{BodyLimits, ObjectBody};
+use crate::object_body::{BodyLimits, ObjectBody};
 use crate::error::{Error, ErrorKind, TimeoutKind};
-use crate::progress::Progress;
+use crate::stall::Activity;
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
 use crate::sign::{Payload, Signer};
 use crate::transport::{self, TransportConfig};
@@ -280,7 +280,7 @@ impl Client {
             .payload(&encoded.body, upload, endpoint)
             .await
             .map_err(Attempted::failed)?;
-        let progress = Progress::new();
+        let activity = Activity::new();
         let body = inner
             .signer
             .sign(
@@ -291,7 +291,7 @@ impl Client {
                 payload,
                 &encoded.body,
                 upload,
-                progress.clone(),
+                activity.clone(),
             )
             .map_err(Attempted::failed)?;
         let signed_path = parts.uri.path().to_owned();
@@ -319,7 +319,7 @@ impl Client {
         let stall = inner.timeouts.stall;
         let response = {
             let send = pin!(inner.http.execute(request));
-            let stalled = pin!(progress.stalled(stall));
+            let stalled = pin!(activity.stalled(stall));
             let mut send = send;
             let mut stalled = stalled;
             poll_fn(|cx| {

@@ -16,7 +16,7 @@ use s3_sigv4::{PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
-use crate::download::{ObjectBody, resumer};
+use crate::object_body::{ObjectBody, resumer};
 use crate::error::{Error, ErrorKind};
 
 /// A streaming `GetObject` response: the decoded head and the unread body.

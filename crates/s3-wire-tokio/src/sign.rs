@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::body::{AttemptBody, Body, Source};
 use crate::chunked::ChunkedBody;
 use crate::error::{Error, ErrorKind};
-use crate::progress::Progress;
+use crate::stall::Activity;
 
 /// In-memory payloads above this size are sent `UNSIGNED-PAYLOAD` over TLS.
 const UNSIGNED_THRESHOLD: usize = 64 * 1024;
@@ -166,7 +166,7 @@ impl Signer {
         payload: Payload,
         description: &s3_ops::Body,
         upload: Option<&Body>,
-        progress: Progress,
+        activity: Activity,
     ) -> Result<reqwest::Body, Error> {
         let time = SigningTime::from_system_time(now)
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
@@ -184,7 +184,7 @@ impl Signer {
                     .inner
                     .sign_streaming(parts, credentials, &params, layout)
                     .map_err(signing_error)?;
-                let body = ChunkedBody::new(upload, encoder, trailer, progress)?;
+                let body = ChunkedBody::new(upload, encoder, trailer, activity)?;
                 return Ok(reqwest::Body::wrap(body));
             }
         };
@@ -196,9 +196,9 @@ impl Signer {
             (s3_ops::Body::Empty, _) => reqwest::Body::from(bytes::Bytes::new()),
             (s3_ops::Body::Bytes(bytes), _) => reqwest::Body::wrap(AttemptBody::plain(
                 &Body::from_bytes(bytes.clone()),
-                progress,
+                activity,
             )),
-            (_, Some(upload)) => reqwest::Body::wrap(AttemptBody::plain(upload, progress)),
+            (_, Some(upload)) => reqwest::Body::wrap(AttemptBody::plain(upload, activity)),
             (_, None) => {
                 return Err(Error::request_body(
                     "the operation needs a body and none was given",

@@ -1,10 +1,11 @@
 //! Stall detection: "no byte moved in either direction for N seconds".
 //!
-//! Request bodies [`touch`](Progress::touch) the shared [`Progress`] whenever
-//! the connection takes a chunk from them; [`Progress::stalled`] resolves once
+//! Request bodies [`touch`](Activity::touch) the shared [`Activity`] whenever
+//! the connection takes a chunk from them; [`Activity::stalled`] resolves once
 //! no touch has happened for the stall limit. Response bodies have their own
-//! per-poll timer (see `download.rs`), because a consumer that stops reading
-//! is backpressure, not a stall.
+//! per-poll timer (see `object_body.rs`), because a consumer that stops reading
+//! is backpressure, not a stall. (A transfer's user-facing progress is
+//! `transfer::progress`.)
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,15 +13,15 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// The time of the last progress of one attempt, shared between the request
+/// The time of the last activity of one attempt, shared between the request
 /// body (which records it) and the watchdog (which reads it).
 #[derive(Clone, Debug)]
-pub(crate) struct Progress {
+pub(crate) struct Activity {
     origin: Instant,
     last_millis: Arc<AtomicU64>,
 }
 
-impl Progress {
+impl Activity {
     pub(crate) fn new() -> Self {
         Self {
             origin: Instant::now(),
@@ -38,7 +39,7 @@ impl Progress {
         self.origin + Duration::from_millis(self.last_millis.load(Ordering::Relaxed))
     }
 
-    /// Resolves when no progress has been recorded for `limit`.
+    /// Resolves when no activity has been recorded for `limit`.
     pub(crate) async fn stalled(&self, limit: Duration) {
         loop {
             let deadline = self.last() + limit;
@@ -56,8 +57,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn stall_fires_only_after_a_quiet_period() {
-        let progress = Progress::new();
-        let watcher = progress.clone();
+        let activity = Activity::new();
+        let watcher = activity.clone();
         let start = Instant::now();
         let stall = tokio::spawn(async move {
             watcher.stalled(Duration::from_secs(5)).await;
@@ -65,7 +66,7 @@ mod tests {
         });
         for _ in 0..4 {
             tokio::time::sleep(Duration::from_secs(3)).await;
-            progress.touch();
+            activity.touch();
         }
         // Last touch at 12 s: the stall is reported 5 s later.
         let fired_after = stall.await.unwrap();
