@@ -75,6 +75,18 @@ impl ChecksumAlgorithm {
         }
     }
 
+    /// This algorithm's value among the checksum fields of an XML document (a ListParts
+    /// part, a CompleteMultipartUpload or copy result), as the store sent it.
+    pub fn value_in(self, checksums: &s3_xml::Checksums) -> Option<&str> {
+        match self {
+            ChecksumAlgorithm::Crc32 => checksums.crc32.as_deref(),
+            ChecksumAlgorithm::Crc32c => checksums.crc32c.as_deref(),
+            ChecksumAlgorithm::Crc64Nvme => checksums.crc64nvme.as_deref(),
+            ChecksumAlgorithm::Sha1 => checksums.sha1.as_deref(),
+            ChecksumAlgorithm::Sha256 => checksums.sha256.as_deref(),
+        }
+    }
+
     /// Checksums `data` in one call.
     pub fn checksum(self, data: &[u8]) -> Checksum {
         let mut checksummer = Checksummer::new(self);
@@ -155,6 +167,17 @@ impl Checksum {
         }
     }
 
+    /// The `algorithm` value among the checksum fields of an XML document, parsed: `None`
+    /// when the store sent none, an error when it is not a base64 digest of that algorithm.
+    pub fn from_xml(
+        checksums: &s3_xml::Checksums,
+        algorithm: ChecksumAlgorithm,
+    ) -> Option<Result<Self, Error>> {
+        algorithm
+            .value_in(checksums)
+            .map(|value| Checksum::from_base64(algorithm, value))
+    }
+
     /// The algorithm.
     pub fn algorithm(&self) -> ChecksumAlgorithm {
         self.algorithm
@@ -211,6 +234,23 @@ impl Checksum {
         let bytes = value.to_be_bytes();
         let len = algorithm.digest_len();
         Checksum::from_digest(algorithm, &bytes[8 - len..])
+    }
+}
+
+impl From<&Checksum> for s3_xml::Checksums {
+    /// The checksum fields of an XML document carrying this one checksum (a part of
+    /// CompleteMultipartUpload).
+    fn from(checksum: &Checksum) -> Self {
+        let mut checksums = s3_xml::Checksums::default();
+        let value = Some(checksum.to_base64());
+        match checksum.algorithm {
+            ChecksumAlgorithm::Crc32 => checksums.crc32 = value,
+            ChecksumAlgorithm::Crc32c => checksums.crc32c = value,
+            ChecksumAlgorithm::Crc64Nvme => checksums.crc64nvme = value,
+            ChecksumAlgorithm::Sha1 => checksums.sha1 = value,
+            ChecksumAlgorithm::Sha256 => checksums.sha256 = value,
+        }
+        checksums
     }
 }
 
@@ -523,6 +563,48 @@ impl ContentMd5 {
     }
 }
 
+/// The ETag S3 gives an object assembled from parts with these ETags (in part order), when
+/// each part ETag is the hex MD5 of the part (plain or SSE-S3 uploads): the hex MD5 of the
+/// concatenated binary part MD5s, suffixed `-<part count>`, quoted. `None` when a part ETag
+/// is not a hex MD5 (SSE-KMS, SSE-C, some S3-compatible stores): the object's ETag then
+/// cannot be predicted.
+///
+/// ```
+/// use s3_ops::checksum::multipart_etag;
+/// use s3_ops::ETag;
+///
+/// let parts = ["\"c4ca4238a0b923820dcc509a6f75849b\"", "\"c81e728d9d4c2f636f067f89cc14862c\""]
+///     .map(|etag| ETag::parse(etag).unwrap());
+/// assert_eq!(
+///     multipart_etag(&parts).unwrap().as_str(),
+///     "\"62be021ce84139205cdaf464abcd82ff-2\""
+/// );
+/// ```
+pub fn multipart_etag(parts: &[s3_xml::ETag]) -> Option<s3_xml::ETag> {
+    let mut md5 = md5::Md5::new();
+    for part in parts {
+        let hex = part.unquoted();
+        if hex.len() != 32 || part.is_weak() {
+            return None;
+        }
+        let mut digest = [0u8; 16];
+        for (byte, pair) in digest.iter_mut().zip(hex.as_bytes().chunks(2)) {
+            let text = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(text, 16).ok()?;
+        }
+        md5.update(digest);
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let hex: String = md5
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    s3_xml::ETag::parse(&format!("\"{hex}-{}\"", parts.len())).ok()
+}
+
 impl fmt::Debug for ContentMd5 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ContentMd5")
@@ -762,6 +844,57 @@ mod tests {
         );
         assert_eq!(Checksum::composite(&[]), None);
         assert_eq!(Checksum::composite(&[crc(b"a"), sha(b"a")]), None);
+    }
+
+    #[test]
+    fn xml_checksum_fields_round_trip_for_every_algorithm() {
+        for algorithm in ChecksumAlgorithm::ALL {
+            let checksum = algorithm.checksum(b"part data");
+            let fields = s3_xml::Checksums::from(&checksum);
+            assert_eq!(
+                algorithm.value_in(&fields),
+                Some(checksum.to_base64().as_str())
+            );
+            assert_eq!(
+                Checksum::from_xml(&fields, algorithm),
+                Some(Ok(checksum.clone()))
+            );
+            for other in ChecksumAlgorithm::ALL
+                .into_iter()
+                .filter(|a| *a != algorithm)
+            {
+                assert_eq!(
+                    other.value_in(&fields),
+                    None,
+                    "{algorithm} set only its own field"
+                );
+            }
+        }
+        let mut garbled = s3_xml::Checksums::default();
+        garbled.crc32 = Some("not base64!".to_owned());
+        assert!(matches!(
+            Checksum::from_xml(&garbled, ChecksumAlgorithm::Crc32),
+            Some(Err(_))
+        ));
+    }
+
+    #[test]
+    fn multipart_etags_need_md5_part_etags() {
+        let etag = |text: &str| s3_xml::ETag::parse(text).unwrap();
+        // One part "a": md5("a") = 0cc175b9c0f1b6a831c399e269772661; the object ETag is
+        // md5 of that digest's 16 bytes (computed independently with Python's hashlib).
+        assert_eq!(
+            multipart_etag(&[etag("\"0cc175b9c0f1b6a831c399e269772661\"")])
+                .unwrap()
+                .as_str(),
+            "\"b6ff9a06b7e20bcb2858c5b8ff744aea-1\""
+        );
+        assert_eq!(multipart_etag(&[]), None);
+        assert_eq!(multipart_etag(&[etag("\"kms-style-etag\"")]), None);
+        assert_eq!(
+            multipart_etag(&[etag("\"0cc175b9c0f1b6a831c399e26977266z\"")]),
+            None
+        );
     }
 
     #[test]

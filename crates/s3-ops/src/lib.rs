@@ -82,8 +82,8 @@ pub use ops::{
     AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
     CreateMultipartUpload, DeleteBucket, DeleteObject, DeleteObjectTagging, DeleteObjects,
     GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject, ListBuckets,
-    ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, PutObject,
-    PutObjectTagging, UploadPart, UploadPartCopy,
+    ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
+    PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
 };
 pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};

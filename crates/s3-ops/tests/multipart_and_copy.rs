@@ -50,7 +50,10 @@ fn create_multipart_upload_wire_shape_and_output() {
             ])
         )
     );
-    assert!(!create.is_idempotent());
+    assert!(
+        create.is_idempotent(),
+        "retried after a lost answer (the extra upload is swept)"
+    );
     let output = create
         .response(response(
             200,

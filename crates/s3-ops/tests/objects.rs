@@ -698,3 +698,47 @@ fn a_whole_object_response_resumes_from_its_offset_and_some_cannot_resume() {
         "Content-Range disagrees"
     );
 }
+
+#[test]
+fn attributes_from_a_head_keep_content_headers_and_metadata_only() {
+    let mut head = ObjectHead::default();
+    head.content_type = Some("image/png".into());
+    head.cache_control = Some("max-age=60".into());
+    head.content_disposition = Some("inline".into());
+    head.content_encoding = Some("identity".into());
+    head.content_language = Some("de".into());
+    head.expires = Some("Sun, 06 Nov 1994 08:49:37 GMT".into());
+    head.metadata.insert("camera".into(), "x100".into());
+    head.storage_class = Some(StorageClass::Glacier);
+    let put = PutObject::new(bucket(), key("copy.png"))
+        .attributes(s3_ops::ObjectAttributes::from_head(&head));
+    let (_, _, headers) = shape(&put.request(&aws()).unwrap());
+    for expected in [
+        "content-type: image/png",
+        "cache-control: max-age=60",
+        "content-disposition: inline",
+        "content-encoding: identity",
+        "content-language: de",
+        "expires: Sun, 06 Nov 1994 08:49:37 GMT",
+        "x-amz-meta-camera: x100",
+    ] {
+        assert!(
+            headers.iter().any(|h| h == expected),
+            "{expected} in {headers:?}"
+        );
+    }
+    // A copy keeps the description of the object, not where or how it was stored.
+    assert!(
+        !headers.iter().any(|h| h.starts_with("x-amz-storage-class")),
+        "{headers:?}"
+    );
+    // An unparsable Expires (S3 stores what it was given) is dropped, not sent garbled.
+    head.expires = Some("tomorrow".into());
+    let put = PutObject::new(bucket(), key("copy.png"))
+        .attributes(s3_ops::ObjectAttributes::from_head(&head));
+    let (_, _, headers) = shape(&put.request(&aws()).unwrap());
+    assert!(
+        !headers.iter().any(|h| h.starts_with("expires")),
+        "{headers:?}"
+    );
+}

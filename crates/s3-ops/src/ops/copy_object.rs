@@ -86,7 +86,13 @@ impl CopyObject {
         }
     }
 
-    object_attribute_setters!();
+    object_attribute_setters!(attributes);
+
+    /// Replaces every object attribute at once (see [`ObjectAttributes`]).
+    pub fn attributes(mut self, attributes: ObjectAttributes) -> Self {
+        self.attributes = attributes;
+        self
+    }
 
     option_setters! {
         /// `x-amz-metadata-directive`. Content headers and user metadata given on this

@@ -61,7 +61,13 @@ impl CreateMultipartUpload {
         }
     }
 
-    object_attribute_setters!();
+    object_attribute_setters!(attributes);
+
+    /// Replaces every object attribute at once (see [`ObjectAttributes`]).
+    pub fn attributes(mut self, attributes: ObjectAttributes) -> Self {
+        self.attributes = attributes;
+        self
+    }
 
     option_setters! {
         /// `x-amz-checksum-algorithm`: every part will carry this checksum.
@@ -108,10 +114,12 @@ impl Operation for CreateMultipartUpload {
         })
     }
 
-    /// Each call starts a new upload; a blind retry can leave an orphaned upload behind
-    /// (harmless but billed until aborted or expired by lifecycle).
+    /// Each call starts a new upload, so a retry after a lost answer leaves the first upload
+    /// id unknown to the caller. That costs nothing lasting (an empty upload, aborted by a
+    /// sweep of stale uploads or by a lifecycle rule) while failing the transfer would cost
+    /// the caller's time: transports retry it like any idempotent request.
     fn is_idempotent(&self) -> bool {
-        false
+        true
     }
 
     fn name(&self) -> &'static str {

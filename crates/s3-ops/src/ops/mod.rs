@@ -12,7 +12,7 @@ use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::BucketName;
 use crate::request::{Body, RequestBuilder};
-use crate::types::{CannedAcl, ServerSideEncryption, StorageClass};
+use crate::types::{CannedAcl, ServerSideEncryption, SseCustomerKey, StorageClass};
 
 pub mod abort_multipart_upload;
 pub mod complete_multipart_upload;
@@ -212,10 +212,30 @@ pub(crate) fn validate_upload_id(upload_id: &str) -> Result<(), Error> {
     }
 }
 
-/// Headers describing a new object; shared by PutObject, CopyObject (with
-/// `MetadataDirective::Replace`) and CreateMultipartUpload.
+/// What describes a new object besides its bytes: content headers, user metadata, storage
+/// class, tags, server-side encryption, ACL and the expected bucket owner. PutObject,
+/// CreateMultipartUpload and CopyObject (with `MetadataDirective::Replace`) take the same
+/// setters, or a whole value with their `attributes` method, so a managed transfer can apply
+/// one description to whichever operation it ends up sending.
+///
+/// ```
+/// use s3_ops::{BucketName, CreateMultipartUpload, Endpoint, ObjectAttributes, ObjectKey, Operation, PutObject};
+///
+/// let attributes = ObjectAttributes::new()
+///     .content_type("text/csv")
+///     .metadata("Owner", "reports");
+/// let (bucket, key) = (BucketName::new("reports")?, ObjectKey::new("q3.csv")?);
+/// let endpoint = Endpoint::aws("eu-west-1")?;
+/// let put = PutObject::new(bucket.clone(), key.clone()).attributes(attributes.clone());
+/// let create = CreateMultipartUpload::new(bucket, key).attributes(attributes);
+/// for request in [put.request(&endpoint)?.request, create.request(&endpoint)?.request] {
+///     assert_eq!(request.headers()["content-type"], "text/csv");
+///     assert_eq!(request.headers()["x-amz-meta-owner"], "reports");
+/// }
+/// # Ok::<(), s3_ops::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct ObjectAttributes {
+pub struct ObjectAttributes {
     pub(crate) content_type: Option<String>,
     pub(crate) cache_control: Option<String>,
     pub(crate) content_disposition: Option<String>,
@@ -231,6 +251,42 @@ pub(crate) struct ObjectAttributes {
 }
 
 impl ObjectAttributes {
+    /// No attributes: the store's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    object_attribute_setters!();
+
+    /// The SSE-C key, if the object is to be encrypted with a customer key: every part
+    /// upload and every read of the object must send it too.
+    pub fn sse_customer_key(&self) -> Option<&SseCustomerKey> {
+        match &self.encryption {
+            Some(ServerSideEncryption::Customer(key)) => Some(key),
+            _ => None,
+        }
+    }
+
+    /// The content headers and user metadata of an existing object (what a copy keeps when
+    /// it does not replace them): `Content-Type`, `Cache-Control`, `Content-Disposition`,
+    /// `Content-Encoding`, `Content-Language`, `Expires` (when it is a valid HTTP date) and
+    /// `x-amz-meta-*`.
+    pub fn from_head(head: &crate::ops::head_object::ObjectHead) -> Self {
+        Self {
+            content_type: head.content_type.clone(),
+            cache_control: head.cache_control.clone(),
+            content_disposition: head.content_disposition.clone(),
+            content_encoding: head.content_encoding.clone(),
+            content_language: head.content_language.clone(),
+            expires: head
+                .expires
+                .as_deref()
+                .and_then(|value| httpdate::parse_http_date(value).ok()),
+            metadata: head.metadata.clone(),
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
         let tags_check = object_tagging::validate_tags(
             self.tagging.iter().map(|(k, v)| (k.as_str(), v.as_str())),
@@ -267,49 +323,50 @@ impl ObjectAttributes {
     }
 }
 
-/// Generates the setters for [`ObjectAttributes`] on a type with an `attributes` field.
+/// Generates the setters of [`ObjectAttributes`]: on the type itself (`object_attribute_setters!()`)
+/// and on an operation with an `attributes` field (`object_attribute_setters!(attributes)`).
 macro_rules! object_attribute_setters {
-    () => {
+    ($($field:ident)?) => {
         /// `Content-Type`.
         pub fn content_type(mut self, value: impl Into<String>) -> Self {
-            self.attributes.content_type = Some(value.into());
+            self$(.$field)?.content_type = Some(value.into());
             self
         }
 
         /// `Cache-Control`.
         pub fn cache_control(mut self, value: impl Into<String>) -> Self {
-            self.attributes.cache_control = Some(value.into());
+            self$(.$field)?.cache_control = Some(value.into());
             self
         }
 
         /// `Content-Disposition`.
         pub fn content_disposition(mut self, value: impl Into<String>) -> Self {
-            self.attributes.content_disposition = Some(value.into());
+            self$(.$field)?.content_disposition = Some(value.into());
             self
         }
 
         /// `Content-Encoding`.
         pub fn content_encoding(mut self, value: impl Into<String>) -> Self {
-            self.attributes.content_encoding = Some(value.into());
+            self$(.$field)?.content_encoding = Some(value.into());
             self
         }
 
         /// `Content-Language`.
         pub fn content_language(mut self, value: impl Into<String>) -> Self {
-            self.attributes.content_language = Some(value.into());
+            self$(.$field)?.content_language = Some(value.into());
             self
         }
 
         /// `Expires`.
         pub fn expires(mut self, time: std::time::SystemTime) -> Self {
-            self.attributes.expires = Some(time);
+            self$(.$field)?.expires = Some(time);
             self
         }
 
         /// Adds user metadata (`x-amz-meta-<name>`; names are stored lower-case; names +
         /// values may total 2 KB).
         pub fn metadata(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-            self.attributes
+            self$(.$field)?
                 .metadata
                 .insert(name.into().to_ascii_lowercase(), value.into());
             self
@@ -317,13 +374,13 @@ macro_rules! object_attribute_setters {
 
         /// `x-amz-storage-class`.
         pub fn storage_class(mut self, class: crate::types::StorageClass) -> Self {
-            self.attributes.storage_class = Some(class);
+            self$(.$field)?.storage_class = Some(class);
             self
         }
 
         /// Adds an object tag (sent URL-encoded in `x-amz-tagging`).
         pub fn tag(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-            self.attributes.tagging.push((name.into(), value.into()));
+            self$(.$field)?.tagging.push((name.into(), value.into()));
             self
         }
 
@@ -332,19 +389,19 @@ macro_rules! object_attribute_setters {
             mut self,
             encryption: crate::types::ServerSideEncryption,
         ) -> Self {
-            self.attributes.encryption = Some(encryption);
+            self$(.$field)?.encryption = Some(encryption);
             self
         }
 
         /// A canned ACL (`x-amz-acl`).
         pub fn acl(mut self, acl: crate::types::CannedAcl) -> Self {
-            self.attributes.acl = Some(acl);
+            self$(.$field)?.acl = Some(acl);
             self
         }
 
         /// `x-amz-expected-bucket-owner`: fail unless the bucket belongs to this account.
         pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-            self.attributes.expected_bucket_owner = Some(account_id.into());
+            self$(.$field)?.expected_bucket_owner = Some(account_id.into());
             self
         }
     };

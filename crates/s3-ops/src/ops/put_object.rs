@@ -73,7 +73,13 @@ impl PutObject {
         }
     }
 
-    object_attribute_setters!();
+    object_attribute_setters!(attributes);
+
+    /// Replaces every object attribute at once (see [`ObjectAttributes`]).
+    pub fn attributes(mut self, attributes: ObjectAttributes) -> Self {
+        self.attributes = attributes;
+        self
+    }
     payload_setters!();
 
     /// `If-None-Match: *`: write only if no object exists under the key (412 otherwise).
