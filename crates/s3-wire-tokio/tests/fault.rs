@@ -153,15 +153,59 @@ async fn a_reset_connection_is_retried_for_idempotent_requests() {
 }
 
 #[tokio::test]
-async fn a_reset_connection_is_not_retried_for_a_non_idempotent_request() {
-    // CreateMultipartUpload may have created an upload before the connection dropped;
-    // repeating it would leak a second one.
-    let server = FaultServer::start([Reply::Reset, Reply::ok("unused")]);
+async fn a_reset_connection_is_retried_for_create_multipart_upload() {
+    // The lost answer may have created an upload; a second one costs nothing lasting (it is
+    // swept), while failing the transfer would.
+    let initiated = "<InitiateMultipartUploadResult><Bucket>bucket</Bucket><Key>k</Key>\
+                     <UploadId>upload-2</UploadId></InitiateMultipartUploadResult>";
+    let server = FaultServer::start([Reply::Reset, Reply::ok(initiated)]);
     let create = CreateMultipartUpload::new(
         s3_wire_tokio::bucket("bucket").unwrap(),
         s3_wire_tokio::key("k").unwrap(),
     );
-    let err = client(&server).send(create).await.unwrap_err();
+    let created = client(&server).send(create).await.unwrap();
+    assert_eq!(created.upload_id, "upload-2");
+    assert_eq!(server.request_count(), 2);
+    assert_all_signed(&server.requests());
+}
+
+/// An application's own operation that must not be repeated after an ambiguous failure.
+#[derive(Debug)]
+struct NotIdempotent(HeadObject);
+
+impl s3_wire_tokio::s3_ops::Operation for NotIdempotent {
+    type Output = <HeadObject as s3_wire_tokio::s3_ops::Operation>::Output;
+
+    fn request(
+        &self,
+        endpoint: &s3_wire_tokio::s3_ops::Endpoint,
+    ) -> Result<s3_wire_tokio::s3_ops::OperationRequest, s3_wire_tokio::s3_ops::Error> {
+        self.0.request(endpoint)
+    }
+
+    fn response(
+        &self,
+        response: http::Response<bytes::Bytes>,
+    ) -> Result<Self::Output, s3_wire_tokio::s3_ops::Error> {
+        self.0.response(response)
+    }
+
+    fn is_idempotent(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> &'static str {
+        "NotIdempotent"
+    }
+}
+
+#[tokio::test]
+async fn a_reset_connection_is_not_retried_for_a_non_idempotent_request() {
+    let server = FaultServer::start([Reply::Reset, Reply::empty()]);
+    let err = client(&server)
+        .send(NotIdempotent(head("k")))
+        .await
+        .unwrap_err();
     assert!(
         matches!(
             err.kind(),
