@@ -107,8 +107,9 @@ pub enum SnapshotErrorKind {
     InvalidEncoding(String),
     /// A part line has the wrong number of fields.
     MalformedPart,
-    /// A checksum names an unknown algorithm.
-    UnknownChecksumAlgorithm(String),
+    /// [`PartReceipt::from_snapshot_text`](crate::PartReceipt::from_snapshot_text)
+    /// rejected a part's receipt text; this is its reason.
+    InvalidReceipt(String),
     /// Part numbers are not strictly ascending.
     PartsOutOfOrder {
         /// The offending part number.
@@ -231,17 +232,29 @@ impl fmt::Display for SnapshotError {
 impl fmt::Display for SnapshotErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::MissingHeader => f.write_str("the first line is not `s3-multipart-snapshot <version>`"),
-            Self::UnsupportedVersion(v) => write!(f, "snapshot format version {v:?} is not supported (this crate reads version 1)"),
+            Self::MissingHeader => {
+                f.write_str("the first line is not `s3-multipart-snapshot <version>`")
+            }
+            Self::UnsupportedVersion(v) => write!(
+                f,
+                "snapshot format version {v:?} is not supported (this crate reads version 2)"
+            ),
             Self::UnknownKey(k) => write!(f, "unknown key {k:?}"),
             Self::DuplicateField(k) => write!(f, "field `{k}` appears more than once"),
             Self::MissingField(k) => write!(f, "required field `{k}` is missing"),
             Self::InvalidNumber(s) => write!(f, "{s:?} is not a valid number"),
             Self::InvalidEncoding(s) => write!(f, "{s:?} is not valid percent-encoded UTF-8"),
-            Self::MalformedPart => f.write_str("a part line needs `part <number> <size> <etag>` and at most one `<algorithm>=<value>` checksum"),
-            Self::UnknownChecksumAlgorithm(a) => write!(f, "unknown checksum algorithm {a:?}"),
-            Self::PartsOutOfOrder { number } => write!(f, "part {number} is not above the previous part number"),
-            Self::PartOutsidePlan { number } => write!(f, "part {number} does not match the upload plan (number or size)"),
+            Self::MalformedPart => {
+                f.write_str("a part line needs exactly `part <number> <size> <receipt>`")
+            }
+            Self::InvalidReceipt(reason) => write!(f, "the part's receipt is invalid: {reason}"),
+            Self::PartsOutOfOrder { number } => {
+                write!(f, "part {number} is not above the previous part number")
+            }
+            Self::PartOutsidePlan { number } => write!(
+                f,
+                "part {number} does not match the upload plan (number or size)"
+            ),
             Self::Truncated => f.write_str("the `end` line is missing; the snapshot was cut short"),
             Self::TrailingData => f.write_str("text follows the `end` line"),
             Self::Plan(e) => write!(f, "the recorded sizes do not fit the options: {e}"),

@@ -6,16 +6,18 @@ use crate::{
     UploadSnapshot,
 };
 
-/// Parses arbitrary bytes as a snapshot; whatever parses must re-serialize
-/// to an equal value and survive reconciliation and resumption.
+/// Parses arbitrary bytes as a snapshot with `String` (ETag) receipts;
+/// whatever parses must re-serialize to an equal value and survive
+/// reconciliation and resumption.
 pub fn snapshot_text(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    if let Ok(snapshot) = UploadSnapshot::parse(&text) {
+    if let Ok(snapshot) = UploadSnapshot::<String>::parse(&text) {
         assert_eq!(
             UploadSnapshot::parse(&snapshot.to_text()).as_ref(),
             Ok(&snapshot)
         );
         let _ = snapshot.reconcile(&[], &PartLimits::S3);
+        let _ = snapshot.reconcile(snapshot.parts(), &PartLimits::S3);
         let _ = UploadScheduler::resume(&snapshot, &MultipartOptions::default());
     }
 }
@@ -52,7 +54,7 @@ pub fn upload_events(data: &[u8]) {
     else {
         return;
     };
-    let mut upload = if input.byte() % 2 == 0 {
+    let mut upload: UploadScheduler<String> = if input.byte() % 2 == 0 {
         match UploadScheduler::new(u64::from(input.byte()) * 2, &options) {
             Ok(upload) => upload,
             Err(_) => return,
@@ -75,7 +77,7 @@ pub fn upload_events(data: &[u8]) {
             4 => upload.handle_create_failed(),
             5 => upload.handle_part_read(number, u64::from(input.byte())),
             6 => upload.handle_read_failed(number),
-            7 => upload.handle_part_done(number, "e", None),
+            7 => upload.handle_part_done(number, String::from("e")),
             8 => upload.handle_part_failed(number, flag),
             9 => upload.handle_completed(),
             10 => upload.handle_complete_failed(flag),

@@ -13,7 +13,8 @@
 //!   (in 1 MiB steps) when the part count limit requires it.
 //! - [`StreamPlan`]: the deterministic part-size growth schedule for a stream
 //!   of unknown length.
-//! - [`UploadScheduler`]: the multipart upload state machine.
+//! - [`UploadScheduler`]: the multipart upload state machine, generic over
+//!   the driver's per-part [`PartReceipt`].
 //! - [`UploadSnapshot`]: resumable state in a versioned text form, reconciled
 //!   with a `ListParts` answer.
 //! - [`DownloadScheduler`]: concurrent ranged GETs delivered in order within
@@ -49,6 +50,16 @@
 //!   nothing to abort). Results of parts still in flight after that are
 //!   accepted and ignored.
 //!
+//! # Receipts
+//!
+//! When a part succeeds, the driver hands the scheduler a *receipt*: what it
+//! records for the stored part, typically the ETag and the checksum the
+//! server returned, in the driver's own types. The planner stores receipts
+//! and gives them back ([`Action::Complete`], snapshots) but never
+//! interprets them, so it is generic over them ([`PartReceipt`]) instead of
+//! having an ETag or checksum vocabulary of its own; a [`String`] holding
+//! the ETag is a receipt too, as in the examples here.
+//!
 //! A stream of unknown length is driven the same way, with one more action:
 //! [`Action::ReadPart`] asks the driver to read the next bytes into a buffer;
 //! the driver answers with the number of bytes it read, and a short read
@@ -76,7 +87,8 @@
 //!
 //! let mut server_parts: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
 //! let mut server_object = None;
-//! let mut in_flight: Vec<Action> = Vec::new();
+//! // The receipt of each part is its ETag, a String.
+//! let mut in_flight: Vec<Action<String>> = Vec::new();
 //! let mut failed_once = false;
 //!
 //! while upload.outcome().is_none() {
@@ -95,12 +107,14 @@
 //!             } else {
 //!                 let bytes = object[range.start as usize..range.end as usize].to_vec();
 //!                 server_parts.insert(number, bytes);
-//!                 upload.handle_part_done(number, format!("\"etag-{number}-{attempt}\""), None)?;
+//!                 upload.handle_part_done(number, format!("\"etag-{number}-{attempt}\""))?;
 //!             }
 //!         }
 //!         Action::Complete { parts } => {
 //!             let numbers: Vec<u32> = parts.iter().map(|p| p.number).collect();
 //!             assert_eq!(numbers, [1, 2, 3, 4, 5]);
+//!             // Each part carries the receipt of its successful attempt.
+//!             assert_eq!(parts[1].receipt, "\"etag-2-2\"");
 //!             let joined: Vec<u8> = parts.iter().flat_map(|p| server_parts[&p.number].clone()).collect();
 //!             server_object = Some(joined);
 //!             upload.handle_completed()?;
@@ -137,7 +151,7 @@ pub use download::{
 };
 pub use error::{Error, EventError, LimitsError, OptionsError, SnapshotError, SnapshotErrorKind};
 pub use options::{MIB, MultipartOptions, MultipartOptionsBuilder, PartLimits};
-pub use part::{Checksum, ChecksumAlgorithm, CompletedPart, CompletedParts, ListedPart};
+pub use part::{CompletedPart, CompletedParts, PartReceipt};
 pub use plan::{StreamPlan, UploadPlan};
 pub use snapshot::{Reconciliation, UploadSnapshot};
 pub use upload::{Action, FailureReason, Outcome, UploadScheduler};

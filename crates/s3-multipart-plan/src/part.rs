@@ -1,129 +1,147 @@
-//! Records of uploaded parts: ETags and checksums.
+//! Records of uploaded parts: the driver's receipts.
 
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A checksum algorithm S3 accepts for parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum ChecksumAlgorithm {
-    /// CRC-32 (IEEE).
-    Crc32,
-    /// CRC-32C (Castagnoli).
-    Crc32c,
-    /// CRC-64/NVME.
-    Crc64Nvme,
-    /// SHA-1.
-    Sha1,
-    /// SHA-256.
-    Sha256,
+/// What a driver records for a part the store accepted (its ETag, its checksum, ...).
+/// The scheduler only stores receipts and hands them back in `Action::Complete`;
+/// snapshots write them as text, and reconciliation asks whether a listed part is the recorded one.
+///
+/// The planner never interprets a receipt, so it has no ETag or checksum
+/// types of its own: a driver uses its own (typically the ETag and checksum
+/// types of its operation codec). [`String`] is a receipt holding the ETag
+/// alone, enough for simple drivers.
+///
+/// ```
+/// use s3_multipart_plan::PartReceipt;
+///
+/// /// An ETag and, when the upload uses one, the part's checksum.
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct Receipt {
+///     etag: String,
+///     checksum: Option<String>,
+/// }
+///
+/// impl PartReceipt for Receipt {
+///     fn to_snapshot_text(&self) -> String {
+///         match &self.checksum {
+///             Some(checksum) => format!("{} {checksum}", self.etag),
+///             None => self.etag.clone(),
+///         }
+///     }
+///
+///     fn from_snapshot_text(text: &str) -> Result<Self, String> {
+///         let mut fields = text.split(' ');
+///         let etag = fields.next().unwrap_or_default().to_owned();
+///         let checksum = fields.next().map(str::to_owned);
+///         if etag.is_empty() || fields.next().is_some() {
+///             return Err(format!("expected `<etag> [<checksum>]`, found {text:?}"));
+///         }
+///         Ok(Self { etag, checksum })
+///     }
+///
+///     fn same_part(&self, listed: &Self) -> bool {
+///         // ETags may or may not be quoted; String's comparison knows that.
+///         self.etag.same_part(&listed.etag) && self.checksum == listed.checksum
+///     }
+/// }
+///
+/// let receipt = Receipt { etag: "\"e1\"".into(), checksum: Some("yZRlqg==".into()) };
+/// let text = receipt.to_snapshot_text();
+/// assert_eq!(Receipt::from_snapshot_text(&text), Ok(receipt));
+/// ```
+pub trait PartReceipt: Clone {
+    /// The receipt as text for a snapshot. Any string: the snapshot percent-encodes it.
+    fn to_snapshot_text(&self) -> String;
+    /// Reads what `to_snapshot_text` wrote; `Err` carries a human-readable reason.
+    fn from_snapshot_text(text: &str) -> Result<Self, String>;
+    /// Whether `listed` (built by the driver from a ListParts entry) records the same stored
+    /// part as `self`. Reconciliation keeps a recorded part only when the sizes are equal and this is true.
+    fn same_part(&self, listed: &Self) -> bool;
 }
 
-impl ChecksumAlgorithm {
-    /// Every algorithm, in a stable order.
-    pub const ALL: [Self; 5] = [
-        Self::Crc32,
-        Self::Crc32c,
-        Self::Crc64Nvme,
-        Self::Sha1,
-        Self::Sha256,
-    ];
-
-    /// The S3 name (`CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`, `SHA256`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Crc32 => "CRC32",
-            Self::Crc32c => "CRC32C",
-            Self::Crc64Nvme => "CRC64NVME",
-            Self::Sha1 => "SHA1",
-            Self::Sha256 => "SHA256",
-        }
+/// The receipt is the ETag, as the store returned it (usually quoted). Its
+/// snapshot text is the string itself; [`same_part`](PartReceipt::same_part)
+/// compares ETags the way S3 formats them: surrounding quotes are optional
+/// (headers and XML differ in practice), the rest must match exactly.
+impl PartReceipt for String {
+    fn to_snapshot_text(&self) -> String {
+        self.clone()
     }
 
-    /// Parses an S3 name, ignoring ASCII case.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|a| a.as_str().eq_ignore_ascii_case(name))
+    fn from_snapshot_text(text: &str) -> Result<Self, String> {
+        Ok(text.to_owned())
     }
-}
 
-/// One checksum of a part, as S3 reports it (base64 of the digest).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Checksum {
-    /// The algorithm.
-    pub algorithm: ChecksumAlgorithm,
-    /// The base64 value exactly as S3 returned it.
-    pub value: String,
+    fn same_part(&self, listed: &Self) -> bool {
+        same_etag(self, listed)
+    }
 }
 
 /// A part that the server has accepted: what `CompleteMultipartUpload` lists.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CompletedPart {
+pub struct CompletedPart<R> {
     /// The part number, 1-based.
     pub number: u32,
     /// The part's size in bytes.
     pub size: u64,
-    /// The ETag the server returned, as returned (usually quoted).
-    pub etag: String,
-    /// The checksum the server returned for the part, if the upload uses
-    /// one (a multipart upload has a single checksum algorithm).
-    pub checksum: Option<Checksum>,
+    /// What the driver recorded for the part (see [`PartReceipt`]).
+    pub receipt: R,
 }
 
 /// The parts listed by `Complete`, ascending by number: a cheaply cloned,
 /// shared list that reads as a slice (`parts.iter()`, `parts.len()`,
 /// `&parts[..]`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct CompletedParts(Arc<Vec<CompletedPart>>);
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CompletedParts<R>(Arc<Vec<CompletedPart<R>>>);
 
-impl CompletedParts {
+impl<R> CompletedParts<R> {
     /// The parts as a slice.
-    pub fn as_slice(&self) -> &[CompletedPart] {
+    pub fn as_slice(&self) -> &[CompletedPart<R>] {
         &self.0
     }
 }
 
-impl Deref for CompletedParts {
-    type Target = [CompletedPart];
+impl<R> Clone for CompletedParts<R> {
+    /// Shares the list: no part or receipt is copied.
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
 
-    fn deref(&self) -> &[CompletedPart] {
+impl<R> Default for CompletedParts<R> {
+    fn default() -> Self {
+        Self(Arc::default())
+    }
+}
+
+impl<R> Deref for CompletedParts<R> {
+    type Target = [CompletedPart<R>];
+
+    fn deref(&self) -> &[CompletedPart<R>] {
         &self.0
     }
 }
 
-impl From<Vec<CompletedPart>> for CompletedParts {
+impl<R> From<Vec<CompletedPart<R>>> for CompletedParts<R> {
     /// Wraps parts that are already ascending by number.
-    fn from(parts: Vec<CompletedPart>) -> Self {
+    fn from(parts: Vec<CompletedPart<R>>) -> Self {
         Self(Arc::new(parts))
     }
 }
 
-impl<'a> IntoIterator for &'a CompletedParts {
-    type Item = &'a CompletedPart;
-    type IntoIter = std::slice::Iter<'a, CompletedPart>;
+impl<'a, R> IntoIterator for &'a CompletedParts<R> {
+    type Item = &'a CompletedPart<R>;
+    type IntoIter = std::slice::Iter<'a, CompletedPart<R>>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }
 }
 
-/// One entry of a `ListParts` answer, used to reconcile a snapshot.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ListedPart {
-    /// The part number.
-    pub number: u32,
-    /// The part's size in bytes.
-    pub size: u64,
-    /// The ETag the server lists.
-    pub etag: String,
-    /// The checksum the server lists for the part, if any.
-    pub checksum: Option<Checksum>,
-}
-
 /// Compares ETags the way S3 formats them: surrounding quotes are optional
 /// (headers and XML differ in practice), the rest must match exactly.
-pub(crate) fn same_etag(a: &str, b: &str) -> bool {
+fn same_etag(a: &str, b: &str) -> bool {
     fn bare(s: &str) -> &str {
         s.strip_prefix('"')
             .and_then(|s| s.strip_suffix('"'))

@@ -5,15 +5,19 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, SnapshotError, SnapshotErrorKind};
 use crate::options::PartLimits;
-use crate::part::{Checksum, ChecksumAlgorithm, CompletedPart, ListedPart, same_etag};
+use crate::part::{CompletedPart, PartReceipt};
 use crate::plan::UploadPlan;
 
 /// The first line of every snapshot, followed by a space and the version.
 const HEADER: &str = "s3-multipart-snapshot";
 /// The format version this crate writes and reads.
-const VERSION: &str = "1";
+const VERSION: &str = "2";
+/// How an empty receipt text is written, so a part line always has four
+/// fields (a receipt text that is exactly `-` is written `%2D`).
+const EMPTY_RECEIPT: &str = "-";
 
-/// The resumable state of a known-size multipart upload.
+/// The resumable state of a known-size multipart upload, with the driver's
+/// receipt `R` for every part the server accepted (see [`PartReceipt`]).
 ///
 /// Take one with [`UploadScheduler::snapshot`](crate::UploadScheduler::snapshot)
 /// after parts finish, store [`to_text`](Self::to_text), and after an
@@ -21,33 +25,38 @@ const VERSION: &str = "1";
 /// with `ListParts` and continue with
 /// [`UploadScheduler::resume`](crate::UploadScheduler::resume).
 ///
-/// # Text form, version 1
+/// # Text form, version 2
 ///
-/// UTF-8 lines separated by `\n`:
+/// UTF-8 lines separated by `\n` (a reader also accepts `\r\n`):
 ///
 /// ```text
-/// s3-multipart-snapshot 1
+/// s3-multipart-snapshot 2
 /// upload-id <value>
 /// object-size <decimal bytes>
 /// part-size <decimal bytes>
-/// part <number> <size> <etag> [<ALGORITHM>=<value>]
+/// part <number> <size> <receipt>
 /// end
 /// ```
 ///
 /// `part` lines are ascending by number and may be absent; the `end` line
-/// detects a snapshot that was cut short. Values percent-encode `%`, space,
+/// detects a snapshot that was cut short. `<receipt>` is the part's
+/// [`PartReceipt::to_snapshot_text`], read back with
+/// [`PartReceipt::from_snapshot_text`]. Values percent-encode `%`, space,
 /// control characters and non-ASCII bytes (as UTF-8), so any upload id or
-/// ETag round-trips. Algorithms are `CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`,
-/// `SHA256`. Readers reject unknown versions and keys rather than guess.
+/// receipt text round-trips; an empty receipt text is written `-` (and a
+/// receipt text that is exactly `-` is written `%2D`), so a part line always
+/// has four fields. Readers reject unknown versions (version 1, which had
+/// the planner's own ETag and checksum fields, included) and keys rather
+/// than guess.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct UploadSnapshot {
+pub struct UploadSnapshot<R> {
     upload_id: String,
     object_size: u64,
     part_size: u64,
-    parts: Vec<CompletedPart>,
+    parts: Vec<CompletedPart<R>>,
 }
 
-impl UploadSnapshot {
+impl<R> UploadSnapshot<R> {
     /// A snapshot from its parts; `parts` should be ascending by number
     /// ([`UploadScheduler::resume`](crate::UploadScheduler::resume) checks
     /// them against the plan).
@@ -55,7 +64,7 @@ impl UploadSnapshot {
         upload_id: String,
         object_size: u64,
         part_size: u64,
-        parts: Vec<CompletedPart>,
+        parts: Vec<CompletedPart<R>>,
     ) -> Self {
         Self {
             upload_id,
@@ -81,7 +90,7 @@ impl UploadSnapshot {
     }
 
     /// The parts the server has accepted, ascending.
-    pub fn parts(&self) -> &[CompletedPart] {
+    pub fn parts(&self) -> &[CompletedPart<R>] {
         &self.parts
     }
 
@@ -110,8 +119,10 @@ impl UploadSnapshot {
         }
         Ok(plan)
     }
+}
 
-    /// The stable text form (version 1, described on the type).
+impl<R: PartReceipt> UploadSnapshot<R> {
+    /// The stable text form (version 2, described on the type).
     pub fn to_text(&self) -> String {
         let mut out = String::with_capacity(96 + self.parts.len() * 64);
         // Writing to a String cannot fail.
@@ -123,13 +134,7 @@ impl UploadSnapshot {
         let _ = writeln!(out, "part-size {}", self.part_size);
         for part in &self.parts {
             let _ = write!(out, "part {} {} ", part.number, part.size);
-            encode_into(&mut out, &part.etag);
-            if let Some(checksum) = &part.checksum {
-                out.push(' ');
-                out.push_str(checksum.algorithm.as_str());
-                out.push('=');
-                encode_into(&mut out, &checksum.value);
-            }
+            encode_receipt_into(&mut out, &part.receipt.to_snapshot_text());
             out.push('\n');
         }
         out.push_str("end\n");
@@ -142,7 +147,10 @@ impl UploadSnapshot {
     ///
     /// [`Error::Snapshot`] naming the line and what was wrong: a missing or
     /// unknown header or version, unknown keys, duplicate or missing fields,
-    /// bad numbers or encodings, parts out of order, or a missing `end`.
+    /// bad numbers or encodings, a receipt that
+    /// [`PartReceipt::from_snapshot_text`] rejects
+    /// ([`SnapshotErrorKind::InvalidReceipt`]), parts out of order, or a
+    /// missing `end`.
     pub fn parse(text: &str) -> Result<Self, Error> {
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
         match lines.next().and_then(|(_, l)| l.split_once(' ')) {
@@ -158,7 +166,7 @@ impl UploadSnapshot {
         let mut upload_id = None;
         let mut object_size = None;
         let mut part_size = None;
-        let mut parts: Vec<CompletedPart> = Vec::new();
+        let mut parts: Vec<CompletedPart<R>> = Vec::new();
         let mut ended = false;
         for (line_number, line) in lines.by_ref() {
             let (key, value) = line.split_once(' ').unwrap_or((line, ""));
@@ -207,15 +215,21 @@ impl UploadSnapshot {
     /// same upload id, so an interrupted upload continues where the server
     /// actually is:
     ///
-    /// - a recorded part the server lists with the same size and ETag is
+    /// - a recorded part the server lists with the same size, and whose
+    ///   receipt [`PartReceipt::same_part`] says is the listed one, is
     ///   **kept**;
     /// - a listed part the snapshot does not know, with the size the plan
-    ///   expects, is **adopted** (it finished after the snapshot was written);
-    /// - a recorded part the server does not list, or lists with another ETag
-    ///   or size, is **uploaded again** (the record no longer describes the
-    ///   server's part; a new upload overwrites it);
+    ///   expects, is **adopted** with the listed receipt (it finished after
+    ///   the snapshot was written);
+    /// - a recorded part the server does not list, or lists with another
+    ///   size or a receipt that is not the [`same_part`](PartReceipt::same_part),
+    ///   is **uploaded again** (the record no longer describes the server's
+    ///   part; a new upload overwrites it);
     /// - a listed part outside the plan is **ignored** (it is not named in
     ///   `Complete`, so it does not become part of the object).
+    ///
+    /// `listed` holds the driver's records of the `ListParts` entries: number,
+    /// size and a receipt built from what the entry says (ETag, checksum).
     ///
     /// A `NoSuchUpload` answer to `ListParts` means the upload is gone: start
     /// a new one instead.
@@ -226,11 +240,11 @@ impl UploadSnapshot {
     /// (the same check as [`UploadScheduler::resume`](crate::UploadScheduler::resume)).
     pub fn reconcile(
         &self,
-        listed: &[ListedPart],
+        listed: &[CompletedPart<R>],
         limits: &PartLimits,
-    ) -> Result<Reconciliation, Error> {
+    ) -> Result<Reconciliation<R>, Error> {
         let plan = self.plan(limits)?;
-        let mut listed: Vec<&ListedPart> = listed.iter().collect();
+        let mut listed: Vec<&CompletedPart<R>> = listed.iter().collect();
         listed.sort_by_key(|p| p.number);
         // A well-behaved server lists each number once; keep the first.
         listed.dedup_by_key(|p| p.number);
@@ -259,19 +273,16 @@ impl UploadSnapshot {
                 continue;
             }
             match mine {
-                Some(mine) if mine.size == server.size && same_etag(&mine.etag, &server.etag) => {
+                Some(mine)
+                    if mine.size == server.size && mine.receipt.same_part(&server.receipt) =>
+                {
                     result.kept.push(mine.number);
                     result.snapshot.parts.push(mine.clone());
                 }
                 Some(mine) => result.reupload.push(mine.number),
                 None => {
                     result.adopted.push(server.number);
-                    result.snapshot.parts.push(CompletedPart {
-                        number: server.number,
-                        size: server.size,
-                        etag: server.etag.clone(),
-                        checksum: server.checksum.clone(),
-                    });
+                    result.snapshot.parts.push(server.clone());
                 }
             }
         }
@@ -283,12 +294,13 @@ impl UploadSnapshot {
 /// The result of [`UploadSnapshot::reconcile`]: the snapshot to resume from
 /// and what changed, by part number (each list ascending).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reconciliation {
+pub struct Reconciliation<R> {
     /// The parts both sides agree on, plus adopted ones: resume from this.
-    pub snapshot: UploadSnapshot,
+    pub snapshot: UploadSnapshot<R>,
     /// Recorded parts the server confirms.
     pub kept: Vec<u32>,
-    /// Listed parts the snapshot did not know, taken from the server.
+    /// Listed parts the snapshot did not know, taken from the server with
+    /// their listed receipts.
     pub adopted: Vec<u32>,
     /// Recorded parts that will be uploaded again.
     pub reupload: Vec<u32>,
@@ -329,33 +341,36 @@ fn number<T: std::str::FromStr>(text: &str) -> Result<T, SnapshotErrorKind> {
         .map_err(|_| SnapshotErrorKind::InvalidNumber(text.to_owned()))
 }
 
-fn parse_part(fields: &str) -> Result<CompletedPart, SnapshotErrorKind> {
+fn parse_part<R: PartReceipt>(fields: &str) -> Result<CompletedPart<R>, SnapshotErrorKind> {
     let mut fields = fields.split(' ');
-    let (Some(number_text), Some(size), Some(etag)) = (fields.next(), fields.next(), fields.next())
+    let (Some(number_text), Some(size), Some(receipt), None) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
     else {
         return Err(SnapshotErrorKind::MalformedPart);
     };
-    let mut part = CompletedPart {
-        number: number(number_text)?,
-        size: number(size)?,
-        etag: decode(etag)?,
-        checksum: None,
+    let (number, size) = (number(number_text)?, number(size)?);
+    let text = match receipt {
+        // An empty field is no receipt at all; the empty text is `-`.
+        "" => return Err(SnapshotErrorKind::MalformedPart),
+        EMPTY_RECEIPT => String::new(),
+        encoded => decode(encoded)?,
     };
-    if let Some(field) = fields.next() {
-        let (name, value) = field
-            .split_once('=')
-            .ok_or(SnapshotErrorKind::MalformedPart)?;
-        let algorithm = ChecksumAlgorithm::from_name(name)
-            .ok_or_else(|| SnapshotErrorKind::UnknownChecksumAlgorithm(name.to_owned()))?;
-        part.checksum = Some(Checksum {
-            algorithm,
-            value: decode(value)?,
-        });
+    let receipt = R::from_snapshot_text(&text).map_err(SnapshotErrorKind::InvalidReceipt)?;
+    Ok(CompletedPart {
+        number,
+        size,
+        receipt,
+    })
+}
+
+/// Writes a receipt text as one non-empty field: percent-encoded, with the
+/// empty text as `-` and the text `-` as `%2D`.
+fn encode_receipt_into(out: &mut String, text: &str) {
+    match text {
+        "" => out.push_str(EMPTY_RECEIPT),
+        EMPTY_RECEIPT => out.push_str("%2D"),
+        text => encode_into(out, text),
     }
-    if fields.next().is_some() {
-        return Err(SnapshotErrorKind::MalformedPart);
-    }
-    Ok(part)
 }
 
 /// Whether a byte is written as itself: printable ASCII other than `%`.

@@ -5,18 +5,19 @@ use std::ops::Range;
 
 use crate::error::{Error, EventError};
 use crate::options::MultipartOptions;
-use crate::part::{Checksum, CompletedPart, CompletedParts};
+use crate::part::{CompletedPart, CompletedParts};
 use crate::plan::{StreamPlan, UploadPlan};
 use crate::snapshot::UploadSnapshot;
 
 /// Something the driver must do, returned by [`UploadScheduler::poll_action`].
 ///
 /// Each action is answered by the `handle_*` calls named below; the actions
-/// that belong to one upload may run concurrently.
+/// that belong to one upload may run concurrently. `R` is the driver's
+/// per-part receipt (see [`PartReceipt`](crate::PartReceipt)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "an action must be performed and its result reported"]
 #[non_exhaustive]
-pub enum Action {
+pub enum Action<R> {
     /// Send `CreateMultipartUpload`; answer with
     /// [`handle_created`](UploadScheduler::handle_created) or
     /// [`handle_create_failed`](UploadScheduler::handle_create_failed).
@@ -47,13 +48,14 @@ pub enum Action {
         /// backs off before attempts above 1.
         attempt: u32,
     },
-    /// Send `CompleteMultipartUpload` with these parts (ascending); answer with
+    /// Send `CompleteMultipartUpload` with these parts (ascending), each with
+    /// the receipt the driver reported for it; answer with
     /// [`handle_completed`](UploadScheduler::handle_completed) or
     /// [`handle_complete_failed`](UploadScheduler::handle_complete_failed).
     Complete {
         /// Every part of the object, ascending by number (shared, so a
         /// retried `Complete` costs no copy).
-        parts: CompletedParts,
+        parts: CompletedParts<R>,
     },
     /// Send `AbortMultipartUpload`; answer with
     /// [`handle_aborted`](UploadScheduler::handle_aborted) or
@@ -199,9 +201,14 @@ impl StreamCursor {
 /// Schedules one multipart upload: which request to send next, with bounded
 /// concurrency, memory and retries. See the [crate docs](crate) for the
 /// driver loop and the drain rule.
+///
+/// `R` is what the driver records for each accepted part (its
+/// [`PartReceipt`](crate::PartReceipt), e.g. the ETag and checksum): the
+/// scheduler stores it and hands it back in [`Action::Complete`] and
+/// [`snapshot`](Self::snapshot) without looking at it.
 #[derive(Debug, Clone)]
 #[must_use = "a scheduler does nothing until its actions are polled"]
-pub struct UploadScheduler {
+pub struct UploadScheduler<R> {
     options: MultipartOptions,
     mode: Mode,
     phase: Phase,
@@ -218,15 +225,15 @@ pub struct UploadScheduler {
     largest_buffer: u64,
     parts_done: u32,
     /// Finished parts in completion order; sorted when `Complete` is built.
-    done: Vec<CompletedPart>,
+    done: Vec<CompletedPart<R>>,
     /// The `Complete` list once built, shared with every (re-)emission.
-    completing: Option<CompletedParts>,
+    completing: Option<CompletedParts<R>>,
     complete_attempts: u32,
     failure: Option<FailureReason>,
     outcome: Option<Outcome>,
 }
 
-impl UploadScheduler {
+impl<R> UploadScheduler<R> {
     /// Schedules the upload of an object of `object_size` bytes.
     ///
     /// # Errors
@@ -234,7 +241,7 @@ impl UploadScheduler {
     /// [`Error::ObjectTooLarge`] when the object does not fit the limits.
     pub fn new(object_size: u64, options: &MultipartOptions) -> Result<Self, Error> {
         let plan = UploadPlan::new(object_size, options)?;
-        Ok(Self::for_plan(plan, options, None, &[]))
+        Ok(Self::for_plan(plan, options, None, Vec::new()))
     }
 
     /// Schedules the upload of a stream of unknown length, with part sizes
@@ -269,7 +276,8 @@ impl UploadScheduler {
     ///         Action::UploadPart { number, .. } => {
     ///             // Send buffers[&number]; free it once the part is done.
     ///             buffers.remove(&number);
-    ///             upload.handle_part_done(number, format!("\"{number}\""), None)?;
+    ///             // The receipt: here the ETag the server returned.
+    ///             upload.handle_part_done(number, format!("\"{number}\""))?;
     ///         }
     ///         Action::Complete { parts } => {
     ///             let sizes: Vec<u64> = parts.iter().map(|p| p.size).collect();
@@ -298,30 +306,11 @@ impl UploadScheduler {
         )
     }
 
-    /// Continues an interrupted known-size upload from a snapshot (usually
-    /// the one [`UploadSnapshot::reconcile`] returned): no `Create`, and only
-    /// the parts the snapshot does not hold are uploaded. The part size is
-    /// the snapshot's; concurrency and retries come from `options`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Snapshot`] when the snapshot's sizes do not fit the options'
-    /// limits or a recorded part does not match the plan.
-    pub fn resume(snapshot: &UploadSnapshot, options: &MultipartOptions) -> Result<Self, Error> {
-        let plan = snapshot.plan(options.limits())?;
-        Ok(Self::for_plan(
-            plan,
-            options,
-            Some(snapshot.upload_id().to_owned()),
-            snapshot.parts(),
-        ))
-    }
-
     fn for_plan(
         plan: UploadPlan,
         options: &MultipartOptions,
         upload_id: Option<String>,
-        done: &[CompletedPart],
+        done: Vec<CompletedPart<R>>,
     ) -> Self {
         let slots = plan
             .parts()
@@ -341,7 +330,7 @@ impl UploadScheduler {
             if let Some(slot) = scheduler.slot_mut(part.number) {
                 slot.state = SlotState::Done;
                 scheduler.parts_done += 1;
-                scheduler.done.push(part.clone());
+                scheduler.done.push(part);
             }
         }
         if upload_id.is_some() {
@@ -377,7 +366,7 @@ impl UploadScheduler {
     /// result is reported (or the upload is finished). See the drain rule in
     /// the [crate docs](crate).
     #[must_use = "a polled action must be performed and its result reported"]
-    pub fn poll_action(&mut self) -> Option<Action> {
+    pub fn poll_action(&mut self) -> Option<Action<R>> {
         match self.phase {
             Phase::NeedCreate => {
                 self.phase = Phase::CreateInFlight;
@@ -419,7 +408,7 @@ impl UploadScheduler {
     }
 
     /// Starts a part that holds no slot yet, if concurrency and memory allow.
-    fn start_next_part(&mut self, running: bool) -> Option<Action> {
+    fn start_next_part(&mut self, running: bool) -> Option<Action<R>> {
         if self.in_flight >= self.options.concurrency() {
             return None;
         }
@@ -483,7 +472,7 @@ impl UploadScheduler {
         self.buffered_bytes -= bytes;
     }
 
-    fn start_upload(&mut self, number: u32) -> Action {
+    fn start_upload(&mut self, number: u32) -> Action<R> {
         let range = self.range_of(number);
         let slot = &mut self.slots[(number - 1) as usize];
         slot.attempts += 1;
@@ -676,19 +665,15 @@ impl UploadScheduler {
         Ok(range.end - range.start)
     }
 
-    /// `UploadPart` for part `number` succeeded with this ETag and the
-    /// checksum the server returned (if the upload uses one). Results that arrive after the upload
-    /// was abandoned are accepted and ignored.
+    /// `UploadPart` for part `number` succeeded; `receipt` is what the driver
+    /// records for it (typically the ETag and the checksum the server
+    /// returned), handed back in [`Action::Complete`]. Results that arrive
+    /// after the upload was abandoned are accepted and ignored.
     ///
     /// # Errors
     ///
     /// [`EventError::PartNotUploading`] when the part is not uploading.
-    pub fn handle_part_done(
-        &mut self,
-        number: u32,
-        etag: impl Into<String>,
-        checksum: Option<Checksum>,
-    ) -> Result<(), Error> {
+    pub fn handle_part_done(&mut self, number: u32, receipt: R) -> Result<(), Error> {
         let len = self.uploading_len(number)?;
         if self.failure.is_some() {
             self.drop_slot(number, len);
@@ -700,8 +685,7 @@ impl UploadScheduler {
         self.done.push(CompletedPart {
             number,
             size: len,
-            etag: etag.into(),
-            checksum,
+            receipt,
         });
         Ok(())
     }
@@ -876,6 +860,27 @@ impl UploadScheduler {
             Mode::Stream(cursor) => Some(&cursor.plan),
         }
     }
+}
+
+impl<R: Clone> UploadScheduler<R> {
+    /// Continues an interrupted known-size upload from a snapshot (usually
+    /// the one [`UploadSnapshot::reconcile`] returned): no `Create`, and only
+    /// the parts the snapshot does not hold are uploaded. The part size is
+    /// the snapshot's; concurrency and retries come from `options`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Snapshot`] when the snapshot's sizes do not fit the options'
+    /// limits or a recorded part does not match the plan.
+    pub fn resume(snapshot: &UploadSnapshot<R>, options: &MultipartOptions) -> Result<Self, Error> {
+        let plan = snapshot.plan(options.limits())?;
+        Ok(Self::for_plan(
+            plan,
+            options,
+            Some(snapshot.upload_id().to_owned()),
+            snapshot.parts().to_vec(),
+        ))
+    }
 
     /// The resumable state of a known-size upload: upload id, sizes and the
     /// parts done so far. `None` before the upload id is known, for streams
@@ -884,7 +889,7 @@ impl UploadScheduler {
     /// Building and writing a snapshot costs time proportional to the parts
     /// done (about a microsecond per part), so take one every few parts or
     /// seconds rather than after every part.
-    pub fn snapshot(&self) -> Option<UploadSnapshot> {
+    pub fn snapshot(&self) -> Option<UploadSnapshot<R>> {
         let Mode::Known(plan) = &self.mode else {
             return None;
         };

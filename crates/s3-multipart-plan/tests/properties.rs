@@ -155,12 +155,12 @@ proptest! {
             if number == victim {
                 upload.handle_part_failed(number, false).unwrap();
             } else {
-                upload.handle_part_done(number, "e", None).unwrap();
+                upload.handle_part_done(number, String::from("e")).unwrap();
             }
         }
         // Late results, a cancel and more polls add nothing.
         for number in in_flight {
-            upload.handle_part_done(number, "late", None).unwrap();
+            upload.handle_part_done(number, String::from("late")).unwrap();
         }
         upload.handle_cancel();
         prop_assert_eq!(upload.poll_action(), None);

@@ -1,9 +1,26 @@
 //! The upload scheduler, scenario by scenario, with exact action sequences.
 
 use s3_multipart_plan::{
-    Action, Checksum, ChecksumAlgorithm, CompletedPart, Error, EventError, FailureReason,
-    MultipartOptions, Outcome, PartLimits, UploadScheduler,
+    Action, CompletedPart, Error, EventError, FailureReason, MultipartOptions, Outcome, PartLimits,
+    UploadScheduler,
 };
+
+/// A driver's record of a part: ETag and checksum. Deliberately neither
+/// `Clone` nor a `PartReceipt`: polling and handling results need no bounds.
+#[derive(Debug, PartialEq, Eq)]
+struct Receipt {
+    etag: String,
+    checksum: String,
+}
+
+fn receipt(etag: &str) -> Receipt {
+    Receipt {
+        etag: etag.to_owned(),
+        checksum: String::new(),
+    }
+}
+
+type Upload = UploadScheduler<Receipt>;
 
 /// Limits in bytes so sequences stay readable: parts 10..=100 bytes, at
 /// most 5 parts, objects of at most 400 bytes.
@@ -17,11 +34,11 @@ fn options(part_size: u64, concurrency: usize, retries: u32) -> MultipartOptions
         .unwrap()
 }
 
-fn drain(upload: &mut UploadScheduler) -> Vec<Action> {
+fn drain(upload: &mut Upload) -> Vec<Action<Receipt>> {
     std::iter::from_fn(|| upload.poll_action()).collect()
 }
 
-fn upload(number: u32, start: u64, end: u64, attempt: u32) -> Action {
+fn upload(number: u32, start: u64, end: u64, attempt: u32) -> Action<Receipt> {
     Action::UploadPart {
         number,
         range: start..end,
@@ -29,22 +46,21 @@ fn upload(number: u32, start: u64, end: u64, attempt: u32) -> Action {
     }
 }
 
-fn done(number: u32, size: u64) -> CompletedPart {
+fn done(number: u32, size: u64) -> CompletedPart<Receipt> {
     CompletedPart {
         number,
         size,
-        etag: format!("\"e{number}\""),
-        checksum: Some(Checksum {
-            algorithm: ChecksumAlgorithm::Crc32c,
-            value: format!("c{number}=="),
-        }),
+        receipt: Receipt {
+            etag: format!("\"e{number}\""),
+            checksum: format!("c{number}=="),
+        },
     }
 }
 
-fn succeed(upload: &mut UploadScheduler, number: u32) {
-    let etag = format!("\"e{number}\"");
-    let checksum = done(number, 0).checksum;
-    upload.handle_part_done(number, etag, checksum).unwrap();
+fn succeed(upload: &mut Upload, number: u32) {
+    upload
+        .handle_part_done(number, done(number, 0).receipt)
+        .unwrap();
 }
 
 #[test]
@@ -261,7 +277,7 @@ fn out_of_order_events_are_typed_errors() {
     let _ = drain(&mut up);
     for number in [0, 2, 3, 4, u32::MAX] {
         assert_eq!(
-            up.handle_part_done(number, "e", None),
+            up.handle_part_done(number, receipt("e")),
             not_in_flight(EventError::PartNotUploading { number })
         );
         assert_eq!(
@@ -283,7 +299,7 @@ fn out_of_order_events_are_typed_errors() {
     );
     succeed(&mut up, 1);
     assert_eq!(
-        up.handle_part_done(1, "twice", None),
+        up.handle_part_done(1, receipt("twice")),
         not_in_flight(EventError::PartNotUploading { number: 1 })
     );
     let message = up.handle_completed().unwrap_err().to_string();
@@ -293,7 +309,7 @@ fn out_of_order_events_are_typed_errors() {
     );
 }
 
-fn read(number: u32, offset: u64, capacity: u64) -> Action {
+fn read(number: u32, offset: u64, capacity: u64) -> Action<Receipt> {
     Action::ReadPart {
         number,
         offset,
@@ -449,8 +465,8 @@ fn stream_memory_stays_within_the_budget() {
 fn schedulers_can_move_between_threads() {
     // A runtime adapter keeps schedulers in tasks that may migrate.
     fn send_and_sync<T: Send + Sync>() {}
-    send_and_sync::<UploadScheduler>();
-    send_and_sync::<Action>();
+    send_and_sync::<UploadScheduler<String>>();
+    send_and_sync::<Action<String>>();
     send_and_sync::<s3_multipart_plan::DownloadScheduler<Vec<u8>>>();
-    send_and_sync::<s3_multipart_plan::UploadSnapshot>();
+    send_and_sync::<s3_multipart_plan::UploadSnapshot<String>>();
 }

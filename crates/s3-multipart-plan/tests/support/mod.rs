@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use s3_multipart_plan::{
-    Action, Checksum, ChecksumAlgorithm, DownloadOptions, DownloadOutcome, DownloadScheduler,
-    FailureReason, MultipartOptions, Outcome, UploadScheduler,
+    Action, DownloadOptions, DownloadOutcome, DownloadScheduler, FailureReason, MultipartOptions,
+    Outcome, UploadScheduler,
 };
 
 /// splitmix64: a tiny, well-known PRNG, so runs are reproducible by seed.
@@ -78,7 +78,7 @@ pub struct Report {
 #[derive(Debug)]
 struct Uploaded {
     range: Range<u64>,
-    etag: String,
+    receipt: String,
 }
 
 /// Drives one upload to its end, asserting every invariant on the way.
@@ -90,7 +90,8 @@ pub fn run_upload(
 ) -> Report {
     let limits = *options.limits();
     let retries = options.retries_per_part();
-    let (mut upload, expected_size, stream_len) = match source {
+    // The receipt of a part: its ETag and checksum, as one string.
+    let (mut upload, expected_size, stream_len): (UploadScheduler<String>, _, _) = match source {
         Source::Known(size) => (
             UploadScheduler::new(size, options).expect("size within limits"),
             Some(size),
@@ -106,7 +107,7 @@ pub fn run_upload(
         );
     }
 
-    let mut outstanding: Vec<Action> = Vec::new();
+    let mut outstanding: Vec<Action<String>> = Vec::new();
     let mut attempts: HashMap<u32, u32> = HashMap::new();
     let mut succeeded: BTreeMap<u32, Uploaded> = BTreeMap::new();
     // Stream parts read so far: number -> bytes.
@@ -190,7 +191,7 @@ pub fn run_upload(
                     let mut end = 0;
                     for (index, part) in parts.iter().enumerate() {
                         let uploaded = &succeeded[&part.number];
-                        assert_eq!(part.etag, uploaded.etag);
+                        assert_eq!(part.receipt, uploaded.receipt);
                         assert_eq!(
                             uploaded.range.start, end,
                             "gap or overlap at part {}",
@@ -311,23 +312,17 @@ pub fn run_upload(
                     }
                     upload.handle_part_failed(number, true).unwrap();
                 } else {
-                    let etag = format!("\"{number}-{attempt}\"");
+                    let receipt = format!("\"{number}-{attempt}\" CRC32=c{number}");
                     if abandon.is_none() {
                         succeeded.insert(
                             number,
                             Uploaded {
                                 range,
-                                etag: etag.clone(),
+                                receipt: receipt.clone(),
                             },
                         );
                     }
-                    let checksum = Checksum {
-                        algorithm: ChecksumAlgorithm::Crc32,
-                        value: format!("c{number}"),
-                    };
-                    upload
-                        .handle_part_done(number, etag, Some(checksum))
-                        .unwrap();
+                    upload.handle_part_done(number, receipt).unwrap();
                 }
             }
             Action::Complete { .. } => {
@@ -358,7 +353,7 @@ pub fn run_upload(
     for action in outstanding {
         match action {
             Action::UploadPart { number, .. } => {
-                upload.handle_part_done(number, "late", None).unwrap()
+                upload.handle_part_done(number, "late".into()).unwrap()
             }
             Action::ReadPart { number, .. } => upload.handle_part_read(number, 0).unwrap(),
             _ => {}
