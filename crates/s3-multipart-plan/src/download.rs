@@ -294,7 +294,8 @@ impl<T> DownloadScheduler<T> {
             plan,
             options: *options,
             next_deliver: 0,
-            window: VecDeque::with_capacity(options.window()),
+            // A large window (a file written by position) grows as it fills.
+            window: VecDeque::with_capacity(options.window().min(64)),
             retries: BTreeSet::new(),
             in_flight: 0,
             outcome: (plan.range_count() == 0).then_some(DownloadOutcome::Completed),

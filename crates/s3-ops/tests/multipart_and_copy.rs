@@ -451,3 +451,26 @@ fn upload_part_copy_wire_shape_and_decoding() {
     let error = copy.response(response(200, &[], hidden)).unwrap_err();
     assert_eq!(error.retry_class(), RetryClass::Throttling);
 }
+
+#[test]
+fn a_copy_source_heads_the_same_version_under_the_same_conditions() {
+    use s3_ops::ops::copy_source::CopySource;
+    use s3_ops::{Operation, SseCustomerKey};
+    let source = CopySource::new(bucket(), key("from.bin"))
+        .version_id("v 1")
+        .if_match("\"abc\"")
+        .sse_customer_key(SseCustomerKey::new([7; 32]));
+    assert_eq!(source.bucket(), &bucket());
+    assert_eq!(source.key(), &key("from.bin"));
+    let (method, uri, headers) = shape(&source.head_object().request(&aws()).unwrap());
+    assert_eq!(method, "HEAD");
+    assert!(uri.ends_with("/from.bin?versionId=v%201"), "{uri}");
+    assert!(
+        headers.contains(&"if-match: \"abc\"".to_owned()),
+        "{headers:?}"
+    );
+    assert!(
+        headers.contains(&"x-amz-server-side-encryption-customer-algorithm: AES256".to_owned()),
+        "{headers:?}"
+    );
+}

@@ -3,6 +3,7 @@
 use std::time::SystemTime;
 
 use crate::names::{BucketName, ObjectKey};
+use crate::ops::head_object::HeadObject;
 use crate::ops::option_setters;
 use crate::request::RequestBuilder;
 use crate::types::{Conditions, SseCustomerKey};
@@ -64,6 +65,26 @@ impl CopySource {
     option_setters! {
         /// The source is encrypted with this SSE-C key.
         sse_customer_key: SseCustomerKey,
+    }
+
+    /// The bucket copied from.
+    pub fn bucket(&self) -> &BucketName {
+        &self.bucket
+    }
+
+    /// The key copied from.
+    pub fn key(&self) -> &ObjectKey {
+        &self.key
+    }
+
+    /// A HeadObject of the source: the same version, encryption key and conditions (as
+    /// `If-*` headers). A managed copy reads the source's size, ETag and checksum with it.
+    pub fn head_object(&self) -> HeadObject {
+        let mut head = HeadObject::new(self.bucket.clone(), self.key.clone());
+        head.selector.version_id = self.version_id.clone();
+        head.selector.conditions = self.conditions.clone();
+        head.selector.sse_customer_key = self.sse_customer_key.clone();
+        head
     }
 
     /// The `x-amz-copy-source` header value.
