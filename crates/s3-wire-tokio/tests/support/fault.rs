@@ -445,7 +445,7 @@ struct Connection {
 
 /// `stream` and a duplicate handle of the same socket. The socket closes (FIN, or RST once
 /// `SO_LINGER` is zero) when the last of the two is dropped.
-fn with_socket_handle(
+pub fn with_socket_handle(
     stream: tokio::net::TcpStream,
 ) -> io::Result<(tokio::net::TcpStream, tokio::net::TcpStream)> {
     let stream = stream.into_std()?;
@@ -617,7 +617,7 @@ fn replace_request_id(body: Bytes, request_id: &str) -> Bytes {
 
 /// What a scripted body does after its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tail {
+pub enum Tail {
     /// Ends normally.
     End,
     /// Fails, which makes hyper abort the connection; after a pause, so that the data sent
@@ -646,7 +646,8 @@ struct Generated {
 const GENERATED_FRAME: u64 = 64 * 1024;
 
 impl ScriptedBody {
-    fn new(data: Bytes, declared: u64, tail: Tail) -> Self {
+    /// `data` in one frame with `declared` announced as `Content-Length`, then `tail`.
+    pub fn new(data: Bytes, declared: u64, tail: Tail) -> Self {
         Self {
             data: (!data.is_empty()).then_some(data),
             declared,

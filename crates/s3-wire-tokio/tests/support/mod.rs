@@ -3,6 +3,7 @@
 
 pub mod aws_chunked;
 pub mod fault;
+pub mod fault_store;
 pub mod sigv4;
 
 use std::pin::Pin;
