@@ -22,6 +22,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::Error;
 use crate::stall::Activity;
+use crate::transfer::PartProgress;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -76,6 +77,8 @@ const FILE_READ_SIZE: usize = 1024 * 1024;
 /// The body of an upload (PutObject, UploadPart).
 pub struct Body {
     pub(crate) source: Source,
+    /// The managed transfer part this body carries: counts what each attempt sent.
+    pub(crate) progress: Option<Arc<PartProgress>>,
 }
 
 pub(crate) enum Source {
@@ -107,9 +110,20 @@ impl Body {
 
     /// A body from memory; replayable.
     pub fn from_bytes(bytes: impl Into<Bytes>) -> Self {
+        Self::of(Source::Bytes(bytes.into()))
+    }
+
+    fn of(source: Source) -> Self {
         Self {
-            source: Source::Bytes(bytes.into()),
+            source,
+            progress: None,
         }
+    }
+
+    /// The same body, reporting what each attempt sends to a transfer's progress.
+    pub(crate) fn with_progress(mut self, progress: Arc<PartProgress>) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// The whole file at `path`; replayable (re-read on retry, no copy).
@@ -138,13 +152,13 @@ impl Body {
     }
 
     fn file_range(file: std::fs::File, offset: u64, len: u64) -> Self {
-        Self {
-            source: Source::File(FileRange {
-                file: Arc::new(file),
-                offset,
-                len,
-            }),
-        }
+        Self::file_region(Arc::new(file), offset, len)
+    }
+
+    /// `len` bytes at `offset` of a file that is already open (the parts of a managed
+    /// upload share one handle); the caller checked the range.
+    pub(crate) fn file_region(file: Arc<std::fs::File>, offset: u64, len: u64) -> Self {
+        Self::of(Source::File(FileRange { file, offset, len }))
     }
 
     /// A one-shot stream that yields exactly `len` bytes. It is sent with
@@ -155,14 +169,12 @@ impl Body {
         S: Stream<Item = Result<Bytes, E>> + Send + 'static,
         E: Into<BoxError>,
     {
-        let stream: ByteStream = Box::pin(MapErr(Box::pin(stream)));
-        Self {
-            source: Source::Stream(OneShot {
-                stream: Arc::new(Mutex::new(Some(stream))),
-                len,
-                started: Arc::new(AtomicBool::new(false)),
-            }),
-        }
+        let stream = boxed_stream(stream);
+        Self::of(Source::Stream(OneShot {
+            stream: Arc::new(Mutex::new(Some(stream))),
+            len,
+            started: Arc::new(AtomicBool::new(false)),
+        }))
     }
 
     /// The number of payload bytes.
@@ -246,6 +258,15 @@ async fn open(path: &Path) -> Result<std::fs::File, Error> {
         .map_err(|e| Error::request_body(format!("cannot open {}", path.display())).with_source(e))
 }
 
+/// The caller's stream, boxed, with its errors as [`BoxError`]s.
+pub(crate) fn boxed_stream<S, E>(stream: S) -> ByteStream
+where
+    S: Stream<Item = Result<Bytes, E>> + Send + 'static,
+    E: Into<BoxError>,
+{
+    Box::pin(MapErr(Box::pin(stream)))
+}
+
 /// Adapts the caller's error type; the stream is boxed so that it can be
 /// polled without pin projection.
 struct MapErr<S>(Pin<Box<S>>);
@@ -270,6 +291,7 @@ where
 pub(crate) struct AttemptBody {
     state: AttemptState,
     activity: Activity,
+    progress: Option<Arc<PartProgress>>,
 }
 
 enum AttemptState {
@@ -287,6 +309,13 @@ impl AttemptBody {
     /// The body for one attempt of sending `body`'s payload as-is (no
     /// `aws-chunked` framing).
     pub(crate) fn plain(body: &Body, activity: Activity) -> Self {
+        let mut attempt = Self::payload(body, activity);
+        attempt.progress = body.progress.clone();
+        attempt
+    }
+
+    /// `body`'s payload for an encoder that frames it (and counts progress itself).
+    pub(crate) fn payload(body: &Body, activity: Activity) -> Self {
         let state = match &body.source {
             Source::Bytes(bytes) => AttemptState::Bytes(bytes.clone()),
             Source::File(range) => AttemptState::File {
@@ -297,7 +326,11 @@ impl AttemptBody {
             },
             Source::Stream(_) => AttemptState::Done,
         };
-        Self { state, activity }
+        Self {
+            state,
+            activity,
+            progress: None,
+        }
     }
 
     fn remaining(&self) -> u64 {
@@ -374,6 +407,9 @@ impl http_body::Body for AttemptBody {
             }
         };
         this.activity.touch();
+        if let Some(progress) = &this.progress {
+            progress.moved(chunk.len() as u64);
+        }
         Poll::Ready(Some(Ok(Frame::data(chunk))))
     }
 
@@ -415,17 +451,28 @@ pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io
     Ok(Bytes::from(buffer))
 }
 
-/// Test support: a one-shot body over a fixed list of stream items.
+/// Test support: a stream over a fixed list of items.
 #[cfg(test)]
-pub(crate) fn test_stream_body(items: Vec<Result<Bytes, BoxError>>, len: u64) -> Body {
-    struct Items(std::vec::IntoIter<Result<Bytes, BoxError>>);
+pub(crate) fn test_stream<E: Send + 'static>(
+    items: Vec<Result<Bytes, E>>,
+) -> impl Stream<Item = Result<Bytes, E>> + Send + 'static {
+    struct Items<E>(std::vec::IntoIter<Result<Bytes, E>>);
 
-    impl Stream for Items {
-        type Item = Result<Bytes, BoxError>;
+    impl<E> Stream for Items<E> {
+        type Item = Result<Bytes, E>;
         fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            // The iterator is Unpin; so is this.
             Poll::Ready(self.get_mut().0.next())
         }
     }
 
-    Body::from_stream(Items(items.into_iter()), len)
+    impl<E> Unpin for Items<E> {}
+
+    Items(items.into_iter())
+}
+
+/// Test support: a one-shot body over a fixed list of stream items.
+#[cfg(test)]
+pub(crate) fn test_stream_body(items: Vec<Result<Bytes, BoxError>>, len: u64) -> Body {
+    Body::from_stream(test_stream(items), len)
 }

@@ -19,6 +19,7 @@ use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
 use crate::body::{AttemptBody, Body, BodyError, BoxError, ByteStream, Source};
 use crate::error::{Error, ErrorKind};
 use crate::stall::Activity;
+use crate::transfer::PartProgress;
 
 /// Payload bytes per aws-chunked chunk (S3's minimum is 8 KiB).
 pub(crate) const CHUNK_SIZE: usize = 256 * 1024;
@@ -74,11 +75,13 @@ pub(crate) struct ChunkedBody {
     declared: u64,
     received: u64,
     pending: BytesMut,
-    out: VecDeque<Bytes>,
+    /// Framed output, each piece with the payload bytes it carries.
+    out: VecDeque<(Bytes, u64)>,
     remaining_encoded: u64,
     source_done: bool,
     finished: bool,
     activity: Activity,
+    progress: Option<Arc<PartProgress>>,
 }
 
 impl ChunkedBody {
@@ -93,7 +96,7 @@ impl ChunkedBody {
                 stream: one_shot.stream.clone(),
                 started: one_shot.started.clone(),
             },
-            _ => Payload::Replayable(AttemptBody::plain(upload, Activity::new())),
+            _ => Payload::Replayable(AttemptBody::payload(upload, Activity::new())),
         };
         Ok(Self {
             payload,
@@ -107,6 +110,7 @@ impl ChunkedBody {
             source_done: false,
             finished: false,
             activity,
+            progress: upload.progress.clone(),
         })
     }
 
@@ -146,18 +150,25 @@ impl ChunkedBody {
 
     fn emit_chunk(&mut self, payload: Bytes) -> Result<(), BoxError> {
         let header = self.encoder.chunk_header(&payload)?;
-        self.out.push_back(Bytes::copy_from_slice(header.as_ref()));
-        self.out.push_back(payload);
-        self.out.push_back(Bytes::from_static(CHUNK_TERMINATOR));
+        let len = payload.len() as u64;
+        self.out
+            .push_back((Bytes::copy_from_slice(header.as_ref()), 0));
+        self.out.push_back((payload, len));
+        self.out
+            .push_back((Bytes::from_static(CHUNK_TERMINATOR), 0));
         Ok(())
     }
 
     fn emit_final(&mut self) -> Result<(), BoxError> {
-        let trailer = self.checksum.take().map(|c| c.finish().to_base64());
+        let trailer = self.checksum.take().map(Checksummer::finish);
+        if let (Some(progress), Some(checksum)) = (&self.progress, &trailer) {
+            progress.set_trailer(checksum.clone());
+        }
+        let trailer = trailer.map(|checksum| checksum.to_base64());
         let mut out = vec![0u8; self.encoder.layout().final_length()];
         let written = self.encoder.finish(trailer.as_deref(), &mut out)?;
         out.truncate(written);
-        self.out.push_back(Bytes::from(out));
+        self.out.push_back((Bytes::from(out), 0));
         Ok(())
     }
 
@@ -242,9 +253,12 @@ impl http_body::Body for ChunkedBody {
             return Poll::Ready(Some(Err(BodyError::wrap(error))));
         }
         match this.out.pop_front() {
-            Some(bytes) => {
+            Some((bytes, payload)) => {
                 this.remaining_encoded = this.remaining_encoded.saturating_sub(bytes.len() as u64);
                 this.activity.touch();
+                if let (Some(progress), 1..) = (&this.progress, payload) {
+                    progress.moved(payload);
+                }
                 Poll::Ready(Some(Ok(Frame::data(bytes))))
             }
             None => Poll::Ready(None),

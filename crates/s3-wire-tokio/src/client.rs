@@ -14,14 +14,16 @@ use http::response::Parts;
 use s3_ops::{Endpoint, Operation, RetryClass};
 use tokio::time::Instant;
 
+use crate::bandwidth::{Bandwidth, Throttled};
 use crate::body::Body;
-use crate::config::{ClientBuilder, Timeouts};
+use crate::config::{ClientBuilder, Timeouts, TransferSettings};
 use crate::credentials::CredentialsProvider;
-use crate::object_body::{BodyLimits, ObjectBody};
 use crate::error::{Error, ErrorKind, TimeoutKind};
-use crate::stall::Activity;
+use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
 use crate::sign::{Payload, Signer};
+use crate::stall::{Active, Activity};
+use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
 use crate::transport::{self, TransportConfig};
 
 /// An async S3 client.
@@ -56,6 +58,12 @@ pub(crate) struct Inner {
     retry: RetryConfig,
     budget: RetryBudget,
     jitter: Jitter,
+    /// The defaults of managed transfers.
+    pub(crate) transfer_options: TransferOptions,
+    /// The memory all managed transfers of the client may hold.
+    pub(crate) transfer_memory: Arc<MemoryBudget>,
+    /// The bandwidth limits of sending and of receiving.
+    pub(crate) bandwidth: Option<(Arc<Bandwidth>, Arc<Bandwidth>)>,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -90,8 +98,24 @@ impl Client {
         transport: TransportConfig,
         timeouts: Timeouts,
         retry: RetryConfig,
+        transfers: TransferSettings,
     ) -> Result<Self, Error> {
         let http = transport::build(&transport)?;
+        let options = transfers.options;
+        let memory = transfers.memory.unwrap_or_else(|| {
+            options
+                .part_size
+                .saturating_mul(options.concurrency.max(1) as u64)
+        });
+        let bandwidth = transfers
+            .bandwidth
+            .and_then(std::num::NonZeroU64::new)
+            .map(|rate| {
+                (
+                    Arc::new(Bandwidth::new(rate)),
+                    Arc::new(Bandwidth::new(rate)),
+                )
+            });
         Ok(Self {
             inner: Arc::new(Inner {
                 http,
@@ -102,8 +126,17 @@ impl Client {
                 budget: RetryBudget::new(&retry),
                 retry,
                 jitter: Jitter::new(),
+                transfer_options: options,
+                transfer_memory: Arc::new(MemoryBudget::new(memory)),
+                bandwidth,
             }),
         })
+    }
+
+    /// What this client's managed transfers hold in memory now, the most they ever held,
+    /// and the limit (see [`ClientBuilder::transfer_memory`]).
+    pub fn transfer_memory(&self) -> MemoryUsage {
+        self.inner.transfer_memory.usage()
     }
 
     /// The endpoint requests are sent to.
@@ -281,6 +314,10 @@ impl Client {
             .await
             .map_err(Attempted::failed)?;
         let activity = Activity::new();
+        if let Some(progress) = upload.and_then(|body| body.progress.as_ref()) {
+            // What an earlier attempt sent was not acknowledged: it leaves `in_flight`.
+            progress.attempt_started();
+        }
         let body = inner
             .signer
             .sign(
@@ -294,6 +331,13 @@ impl Client {
                 activity.clone(),
             )
             .map_err(Attempted::failed)?;
+        let body = match &inner.bandwidth {
+            Some((send, _)) => reqwest::Body::wrap(Active::new(
+                Throttled::new(body, send.clone()),
+                activity.clone(),
+            )),
+            None => body,
+        };
         let signed_path = parts.uri.path().to_owned();
         let request = http::Request::from_parts(parts, body);
         let request = reqwest::Request::try_from(request).map_err(|e| {
@@ -347,6 +391,10 @@ impl Client {
 
         let response: http::Response<reqwest::Body> = response.into();
         let (head, body) = response.into_parts();
+        let body = match &inner.bandwidth {
+            Some((_, receive)) => reqwest::Body::wrap(Throttled::new(body, receive.clone())),
+            None => body,
+        };
         // HEAD responses and 204/304 carry no body whatever Content-Length says.
         let bodiless = is_head
             || head.status == StatusCode::NO_CONTENT

@@ -11,11 +11,15 @@ use crate::client::Client;
 use crate::credentials::{CredentialsProvider, DefaultChain, Env, ProcessEnv, SharedConfig};
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
+use crate::transfer::TransferOptions;
 use crate::transport::TransportConfig;
 
 /// The region used when none is configured anywhere (as the AWS CLI does for
 /// S3-compatible endpoints).
 pub const DEFAULT_REGION: &str = "us-east-1";
+
+/// The smallest bandwidth limit, in bytes per second.
+const MIN_BANDWIDTH: u64 = 8 * 1024;
 
 /// Time limits of a [`Client`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,7 +64,17 @@ pub struct ClientBuilder {
     user_agent: String,
     extra_roots: Vec<Vec<u8>>,
     resolve_overrides: Vec<(String, SocketAddr)>,
+    transfers: TransferSettings,
     env_error: Option<Error>,
+}
+
+/// How a client's managed transfers run: their default options, the memory they may hold
+/// together, and the bandwidth limit of all its requests.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TransferSettings {
+    pub(crate) options: TransferOptions,
+    pub(crate) memory: Option<u64>,
+    pub(crate) bandwidth: Option<u64>,
 }
 
 impl Default for ClientBuilder {
@@ -80,6 +94,11 @@ impl Default for ClientBuilder {
             user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
             extra_roots: Vec::new(),
             resolve_overrides: Vec::new(),
+            transfers: TransferSettings {
+                options: TransferOptions::default(),
+                memory: None,
+                bandwidth: None,
+            },
             env_error: None,
         }
     }
@@ -257,6 +276,32 @@ impl ClientBuilder {
         self
     }
 
+    /// The defaults of this client's managed transfers (part size, concurrency, the
+    /// single-request limit, part limits); each transfer may override them.
+    pub fn transfer_options(mut self, options: TransferOptions) -> Self {
+        self.transfers.options = options;
+        self
+    }
+
+    /// The most memory all managed transfers of this client (and its clones) hold at once
+    /// for part data: stream part buffers, download reorder and write buffers. Every part
+    /// is admitted before its request is sent, so no number of concurrent transfers can go
+    /// past it. Default: `part_size × concurrency` of the transfer options (64 MiB with the
+    /// defaults). A stream's parts never grow past it, which bounds the largest stream of
+    /// unknown length to 10,000 × this (64 MiB: 625 GiB).
+    pub fn transfer_memory(mut self, bytes: u64) -> Self {
+        self.transfers.memory = Some(bytes);
+        self
+    }
+
+    /// Limits the bytes this client (and its clones) send, and separately the bytes it
+    /// receives, to `bytes_per_second` each (at least 8 KiB/s): a token bucket on the bytes
+    /// actually sent and received, shared by all requests.
+    pub fn bandwidth_limit(mut self, bytes_per_second: u64) -> Self {
+        self.transfers.bandwidth = Some(bytes_per_second);
+        self
+    }
+
     /// The `User-Agent` header.
     pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
         self.user_agent = agent.into();
@@ -296,7 +341,25 @@ impl ClientBuilder {
             resolve_overrides: self.resolve_overrides,
             bypass_proxies: loopback || !self.proxy_from_env,
         };
-        Client::from_parts(endpoint, credentials, transport, self.timeouts, self.retry)
+        if self
+            .transfers
+            .bandwidth
+            .is_some_and(|rate| rate < MIN_BANDWIDTH)
+        {
+            // Below this, the pieces a limit lets through are so far apart that a transfer
+            // looks stalled.
+            return Err(Error::config(format!(
+                "a bandwidth limit must be at least {MIN_BANDWIDTH} bytes per second"
+            )));
+        }
+        Client::from_parts(
+            endpoint,
+            credentials,
+            transport,
+            self.timeouts,
+            self.retry,
+            self.transfers,
+        )
     }
 }
 

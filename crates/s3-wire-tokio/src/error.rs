@@ -24,6 +24,7 @@ struct Inner {
     request_id: Option<String>,
     budget_exhausted: bool,
     source: Option<BoxError>,
+    transfer: Option<TransferFailure>,
 }
 
 /// What went wrong.
@@ -59,6 +60,81 @@ pub enum ErrorKind {
     Config(String),
     /// Signing the request failed.
     Signing,
+    /// A managed transfer (upload, download, copy) failed for a reason of its own; failures
+    /// of its requests keep their own kind. Either way [`Error::transfer`] says what was
+    /// cleaned up.
+    Transfer(TransferErrorKind),
+}
+
+/// Why a managed transfer failed, when no single request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransferErrorKind {
+    /// The caller cancelled it (`cancel()`, or dropped its handle).
+    Cancelled,
+    /// The source file changed while it was uploaded (its size or modification time differ
+    /// from when the upload started), or since a resume journal was written: completing
+    /// would store a mix of old and new bytes.
+    SourceChanged(String),
+    /// A stream's length differs from the length it was announced with.
+    SourceLength {
+        /// The announced length.
+        announced: u64,
+        /// The bytes the stream yielded (at least, when it was longer).
+        actual: u64,
+    },
+    /// One part needs more memory than the client's whole transfer budget
+    /// (`ClientBuilder::transfer_memory`).
+    MemoryBudget {
+        /// Bytes the part needs.
+        needed: u64,
+        /// The budget.
+        capacity: u64,
+    },
+    /// The object is larger than the part limits allow (10,000 parts of the largest part
+    /// size, or the maximum object size); for a stream of unknown length, also within the
+    /// memory budget, which bounds its part size.
+    TooLarge {
+        /// The largest object that fits, in bytes.
+        maximum: u64,
+    },
+    /// A resume journal cannot be used (unreadable, another format, another object).
+    Journal(String),
+    /// The multipart upload a journal names no longer exists (completed, aborted or
+    /// expired): start a new upload.
+    UploadGone,
+    /// The object changed while it was downloaded or copied (a later request found another
+    /// ETag or version): nothing of it was kept.
+    ObjectChanged,
+    /// The store's answers contradict what was sent or each other (a part checksum that is
+    /// not the one computed here, a missing ETag, a range of the wrong length).
+    Inconsistent(String),
+}
+
+/// What a failed managed transfer left behind, from [`Error::transfer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TransferFailure {
+    /// The multipart upload, if one was created.
+    pub upload_id: Option<String>,
+    /// What was done about it.
+    pub cleanup: Cleanup,
+}
+
+/// How a failed or cancelled transfer cleaned up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cleanup {
+    /// Nothing was left behind: no multipart upload existed, or no temporary file.
+    Nothing,
+    /// The multipart upload was aborted: the store holds none of its parts.
+    Aborted,
+    /// Aborting the multipart upload failed (the message says why): its parts stay stored
+    /// until it is aborted (`Client::abort_stale_uploads`) or a lifecycle rule expires it.
+    AbortFailed(String),
+    /// The upload was left open on purpose with its resume journal at this path:
+    /// `Client::resume_upload` continues it.
+    KeptForResume(std::path::PathBuf),
 }
 
 /// How the transport failed.
@@ -98,6 +174,7 @@ impl Error {
                 request_id: None,
                 budget_exhausted: false,
                 source: None,
+                transfer: None,
             }),
         }
     }
@@ -125,6 +202,16 @@ impl Error {
 
     pub(crate) fn set_attempts(&mut self, attempts: u32) {
         self.inner.attempts = attempts;
+    }
+
+    pub(crate) fn transfer_error(kind: TransferErrorKind) -> Self {
+        Self::new(ErrorKind::Transfer(kind))
+    }
+
+    /// Records what the transfer this error ended left behind.
+    pub(crate) fn with_transfer(mut self, failure: TransferFailure) -> Self {
+        self.inner.transfer = Some(failure);
+        self
     }
 
     pub(crate) fn set_budget_exhausted(&mut self) {
@@ -180,6 +267,20 @@ impl Error {
     /// How many attempts were made (0 if the request never left the client).
     pub fn attempts(&self) -> u32 {
         self.inner.attempts
+    }
+
+    /// For an error that ended a managed transfer: the multipart upload it used and whether
+    /// it was aborted, left for resumption, or could not be cleaned up.
+    pub fn transfer(&self) -> Option<&TransferFailure> {
+        self.inner.transfer.as_ref()
+    }
+
+    /// True if a managed transfer ended because it was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(
+            self.inner.kind,
+            ErrorKind::Transfer(TransferErrorKind::Cancelled)
+        )
     }
 
     /// True if the operation was attempted more than once.
@@ -265,6 +366,44 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Credentials => f.write_str("no usable credentials"),
             ErrorKind::Config(reason) => write!(f, "invalid client configuration: {reason}"),
             ErrorKind::Signing => f.write_str("signing the request failed"),
+            ErrorKind::Transfer(kind) => kind.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for TransferErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cancelled => f.write_str("the transfer was cancelled"),
+            Self::SourceChanged(what) => write!(f, "the source changed during the upload: {what}"),
+            Self::SourceLength { announced, actual } if actual < announced => write!(
+                f,
+                "the source ended after {actual} bytes but was announced as {announced} bytes"
+            ),
+            Self::SourceLength { announced, actual } => write!(
+                f,
+                "the source yielded at least {actual} bytes but was announced as {announced} bytes"
+            ),
+            Self::MemoryBudget { needed, capacity } => write!(
+                f,
+                "a part needs {needed} bytes of memory but the client's transfer budget is \
+                 {capacity} bytes (ClientBuilder::transfer_memory)"
+            ),
+            Self::TooLarge { maximum } => write!(
+                f,
+                "the object is larger than the {maximum} bytes its parts can carry within the \
+                 part limits (and, for a stream, the memory budget: raise transfer_memory or \
+                 the part size)"
+            ),
+            Self::Journal(why) => write!(f, "the resume journal cannot be used: {why}"),
+            Self::UploadGone => f.write_str(
+                "the multipart upload of the journal no longer exists (completed, aborted or \
+                 expired); start a new upload",
+            ),
+            Self::ObjectChanged => f.write_str(
+                "the object changed while it was transferred (another ETag or version answered)",
+            ),
+            Self::Inconsistent(what) => write!(f, "the store answered inconsistently: {what}"),
         }
     }
 }
@@ -286,6 +425,22 @@ impl fmt::Display for Error {
         {
             write!(f, " (request id {id})")?;
         }
+        if let Some(transfer) = &self.inner.transfer {
+            match &transfer.cleanup {
+                Cleanup::Nothing => {}
+                Cleanup::Aborted => f.write_str("; the multipart upload was aborted")?,
+                Cleanup::AbortFailed(why) => write!(
+                    f,
+                    "; aborting multipart upload {} failed ({why}): its parts stay stored",
+                    transfer.upload_id.as_deref().unwrap_or("?")
+                )?,
+                Cleanup::KeptForResume(journal) => write!(
+                    f,
+                    "; the upload was kept for resume_upload with journal {}",
+                    journal.display()
+                )?,
+            }
+        }
         Ok(())
     }
 }
@@ -298,6 +453,7 @@ impl fmt::Debug for Error {
             .field("request_id", &self.inner.request_id)
             .field("budget_exhausted", &self.inner.budget_exhausted)
             .field("source", &self.inner.source)
+            .field("transfer", &self.inner.transfer)
             .finish()
     }
 }

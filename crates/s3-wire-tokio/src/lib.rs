@@ -73,29 +73,38 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod bandwidth;
 mod body;
 mod chunked;
 mod client;
 mod config;
 pub mod credentials;
-mod object_body;
 mod error;
+mod object_body;
 mod ops;
 mod paginate;
-mod stall;
 mod retry;
 mod sign;
+mod stall;
+pub mod transfer;
 mod transport;
 
 pub use body::{Body, ByteStream};
 pub use client::Client;
 pub use config::{ClientBuilder, DEFAULT_REGION, Timeouts};
+pub use error::{
+    Cleanup, Error, ErrorKind, TimeoutKind, TransferErrorKind, TransferFailure, TransportErrorKind,
+};
 pub use object_body::{ObjectBody, ObjectReader};
-pub use error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
+pub use transfer::{
+    Destination, Progress, TransferHandle, TransferOptions, UploadSource, Verification,
+};
 
+/// The planner (`s3-multipart-plan`): part limits and sizing of managed transfers.
+pub use s3_multipart_plan;
 /// The operation codecs (`s3-ops`): typed requests and outputs.
 pub use s3_ops;
 /// The signer (`s3-sigv4`): credentials, presigned requests.

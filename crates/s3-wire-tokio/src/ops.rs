@@ -16,8 +16,8 @@ use s3_sigv4::{PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
-use crate::object_body::{ObjectBody, resumer};
 use crate::error::{Error, ErrorKind};
+use crate::object_body::{ObjectBody, resumer};
 
 /// A streaming `GetObject` response: the decoded head and the unread body.
 #[derive(Debug)]
@@ -114,8 +114,9 @@ impl Client {
     }
 
     async fn send_upload<O: Operation>(&self, op: &O, body: &Body) -> Result<O::Output, Error> {
-        let upload = (!matches!(body.source, Source::Bytes(_))).then_some(body);
-        self.send_with_body(op, upload).await
+        // In-memory bytes travel in the operation's description (s3-ops checksums them);
+        // the body still goes along for its progress reporting.
+        self.send_with_body(op, Some(body)).await
     }
 
     /// A presigned URL for `operation` (GetObject, PutObject, HeadObject,

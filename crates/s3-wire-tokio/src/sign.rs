@@ -194,10 +194,11 @@ impl Signer {
             .map_err(signing_error)?;
         let body = match (description, upload) {
             (s3_ops::Body::Empty, _) => reqwest::Body::from(bytes::Bytes::new()),
-            (s3_ops::Body::Bytes(bytes), _) => reqwest::Body::wrap(AttemptBody::plain(
-                &Body::from_bytes(bytes.clone()),
-                activity,
-            )),
+            (s3_ops::Body::Bytes(bytes), upload) => {
+                let mut body = Body::from_bytes(bytes.clone());
+                body.progress = upload.and_then(|upload| upload.progress.clone());
+                reqwest::Body::wrap(AttemptBody::plain(&body, activity))
+            }
             (_, Some(upload)) => reqwest::Body::wrap(AttemptBody::plain(upload, activity)),
             (_, None) => {
                 return Err(Error::request_body(

@@ -51,6 +51,45 @@ impl Activity {
     }
 }
 
+/// A request body whose every frame counts as activity of its attempt. It wraps a body
+/// that a bandwidth limit doles out in pieces: each piece that leaves is progress, although
+/// the frame it came from was taken long before.
+pub(crate) struct Active<B> {
+    inner: B,
+    activity: Activity,
+}
+
+impl<B> Active<B> {
+    pub(crate) fn new(inner: B, activity: Activity) -> Self {
+        Self { inner, activity }
+    }
+}
+
+impl<B: http_body::Body + Unpin> http_body::Body for Active<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
+        let this = self.get_mut();
+        let frame = std::task::ready!(std::pin::Pin::new(&mut this.inner).poll_frame(cx));
+        if matches!(frame, Some(Ok(_))) {
+            this.activity.touch();
+        }
+        std::task::Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

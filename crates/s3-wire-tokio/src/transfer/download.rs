@@ -1,0 +1,1220 @@
+//! Managed downloads: one GET for small objects, otherwise ranged GETs in parallel driven by
+//! the planner's [`DownloadScheduler`], every one pinned by `If-Match` (and the version) to
+//! the object the first response described, so two generations can never mix.
+//!
+//! To a file, ranges are written by position into a temporary file beside the target as
+//! they arrive; the file is synced and renamed over the target only once everything
+//! arrived and checked out, so a failed download never leaves a half-written target. To a
+//! writer, ranges are delivered in order through the planner's reorder window, inside the
+//! client's memory budget.
+
+use std::collections::VecDeque;
+use std::future::{Future, IntoFuture};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use bytes::{Bytes, BytesMut};
+use s3_multipart_plan::{DownloadOptions, DownloadOutcome, DownloadScheduler, RangeFetch};
+use s3_ops::ops::get_object::GetObject;
+use s3_ops::ops::head_object::{HeadObject, ObjectHead};
+use s3_ops::{
+    BucketName, ByteRange, Checksum, ChecksumAlgorithm, ChecksumType, ObjectKey, SseCustomerKey,
+};
+use s3_xml::ETag;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::task::JoinSet;
+
+use crate::client::Client;
+use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure};
+use crate::object_body::ObjectBody;
+use crate::transfer::budget::{Admission, TooLarge};
+use crate::transfer::handle::{Control, TransferHandle};
+use crate::transfer::integrity::{self, NotVerified, Verification};
+use crate::transfer::progress::{Listener, PartProgress, ProgressState};
+use crate::transfer::{TransferOptions, transfer_option_setters};
+use futures_core::Stream as _;
+
+/// Bytes gathered before one positioned write to the file, and what a range in flight to a
+/// file holds (the gathering buffer and the chunk in hand).
+const WRITE_BUFFER: usize = 1 << 20;
+const FILE_RANGE_MEMORY: u64 = 2 << 20;
+
+/// Where a download goes; see [`Client::download`].
+pub struct Destination(Sink);
+
+enum Sink {
+    File(PathBuf),
+    Writer(Box<dyn AsyncWrite + Send + Unpin>),
+}
+
+impl Destination {
+    /// A file, created or replaced atomically once the whole object arrived and checked out.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Self(Sink::File(path.into()))
+    }
+
+    /// A writer that gets the object's bytes in order (flushed at the end). On failure it
+    /// may have received part of the object: the error says so by its kind.
+    pub fn writer(writer: impl AsyncWrite + Send + Unpin + 'static) -> Self {
+        Self(Sink::Writer(Box::new(writer)))
+    }
+}
+
+impl From<PathBuf> for Destination {
+    fn from(path: PathBuf) -> Self {
+        Self::file(path)
+    }
+}
+
+impl From<&Path> for Destination {
+    fn from(path: &Path) -> Self {
+        Self::file(path)
+    }
+}
+
+impl std::fmt::Debug for Destination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Sink::File(path) => f.debug_tuple("File").field(path).finish(),
+            Sink::Writer(_) => f.write_str("Writer"),
+        }
+    }
+}
+
+/// A managed download to be started; made by [`Client::download`].
+#[must_use = "a download does nothing until it is started or awaited"]
+pub struct DownloadBuilder {
+    client: Client,
+    bucket: BucketName,
+    key: ObjectKey,
+    destination: Destination,
+    options: TransferOptions,
+    version_id: Option<String>,
+    sse_customer_key: Option<SseCustomerKey>,
+    verify: bool,
+    listener: Option<Listener>,
+}
+
+/// What a successful download received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DownloadOutput {
+    /// The object's size in bytes.
+    pub size: u64,
+    /// The object's ETag (every range was pinned to it).
+    pub etag: Option<ETag>,
+    /// The version downloaded, if the store names versions.
+    pub version_id: Option<String>,
+    /// The object's metadata, from the first response.
+    pub head: ObjectHead,
+    /// GET requests that carried the object's bytes (1 for a small object).
+    pub requests: u32,
+    /// What was verified, and how.
+    pub verification: Verification,
+}
+
+impl Client {
+    /// A managed download of `key` in `bucket` to `destination` (a file path or
+    /// [`Destination::writer`]): build it further, then `.await` it, or
+    /// [`start`](DownloadBuilder::start) it for a handle with progress and cancellation.
+    ///
+    /// ```no_run
+    /// use s3_wire_tokio::{Client, bucket, key};
+    ///
+    /// # async fn demo(client: Client) -> Result<(), s3_wire_tokio::Error> {
+    /// let got = client
+    ///     .download(bucket("backups")?, key("2024/disk.img")?, std::path::Path::new("disk.img"))
+    ///     .concurrency(16)
+    ///     .await?;
+    /// println!("{} bytes in {} GETs, {:?}", got.size, got.requests, got.verification);
+    /// # Ok(()) }
+    /// ```
+    pub fn download(
+        &self,
+        bucket: BucketName,
+        key: ObjectKey,
+        destination: impl Into<Destination>,
+    ) -> DownloadBuilder {
+        DownloadBuilder {
+            client: self.clone(),
+            bucket,
+            key,
+            destination: destination.into(),
+            options: self.inner.transfer_options,
+            version_id: None,
+            sse_customer_key: None,
+            verify: true,
+            listener: None,
+        }
+    }
+}
+
+impl DownloadBuilder {
+    transfer_option_setters!();
+
+    /// Downloads this version.
+    pub fn version_id(mut self, version_id: impl Into<String>) -> Self {
+        self.version_id = Some(version_id.into());
+        self
+    }
+
+    /// The object is encrypted with this SSE-C key.
+    pub fn sse_customer_key(mut self, key: SseCustomerKey) -> Self {
+        self.sse_customer_key = Some(key);
+        self
+    }
+
+    /// Whether to ask for the store's checksums and verify the bytes against them (on by
+    /// default).
+    pub fn verify(mut self, enabled: bool) -> Self {
+        self.verify = enabled;
+        self
+    }
+
+    /// Starts the download as a task; must be called within a Tokio runtime.
+    pub fn start(self) -> TransferHandle<DownloadOutput> {
+        let progress = ProgressState::new(None, self.listener.clone());
+        let control = Control::new(progress);
+        TransferHandle::spawn(control.clone(), run(self, control))
+    }
+}
+
+impl IntoFuture for DownloadBuilder {
+    type Output = Result<DownloadOutput, Error>;
+    type IntoFuture = TransferHandle<DownloadOutput>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        self.start()
+    }
+}
+
+/// The object every range must come from.
+struct Pinned {
+    client: Client,
+    bucket: BucketName,
+    key: ObjectKey,
+    etag: ETag,
+    version_id: Option<String>,
+    sse_customer_key: Option<SseCustomerKey>,
+}
+
+impl Pinned {
+    fn request(&self, checksum_mode: bool) -> GetObject {
+        let mut get = GetObject::new(self.bucket.clone(), self.key.clone())
+            .if_match(self.etag.as_str())
+            .checksum_mode(checksum_mode);
+        if let Some(version) = &self.version_id {
+            get = get.version_id(version.clone());
+        }
+        if let Some(key) = &self.sse_customer_key {
+            get = get.sse_customer_key(key.clone());
+        }
+        get
+    }
+}
+
+/// How the ranges are requested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `Range` headers of the planner's range size.
+    Ranges,
+    /// `partNumber` requests, one per part of a multipart object with uniform parts: each
+    /// answer carries that part's checksum.
+    Parts(ChecksumAlgorithm),
+}
+
+/// The temporary file a download to a path writes into.
+struct TempFile {
+    path: PathBuf,
+    target: PathBuf,
+    file: Arc<std::fs::File>,
+}
+
+impl TempFile {
+    async fn create(target: &Path, len: u64) -> Result<Self, Error> {
+        let target = target.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let directory = match target.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let name = target.file_name().ok_or_else(|| {
+                io::Error::new(io::ErrorKind::InvalidInput, "the target has no file name")
+            })?;
+            let mut attempt = 0u32;
+            loop {
+                let mut temporary = std::ffi::OsString::from(".");
+                temporary.push(name);
+                temporary.push(format!(".s3w-{}-{attempt}.part", std::process::id()));
+                let path = directory.join(temporary);
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)
+                {
+                    Ok(file) => {
+                        file.set_len(len)?;
+                        return Ok(Self {
+                            path,
+                            target,
+                            file: Arc::new(file),
+                        });
+                    }
+                    Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
+                        attempt += 1;
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        })
+        .await
+        .map_err(|e| Error::io(io::Error::other(e)))?
+        .map_err(Error::io)
+    }
+
+    /// Syncs the data and renames the file over the target (then syncs the directory).
+    async fn commit(self) -> Result<(), Error> {
+        let Self { path, target, file } = self;
+        tokio::task::spawn_blocking(move || {
+            file.sync_all()?;
+            std::fs::rename(&path, &target)?;
+            #[cfg(unix)]
+            if let Some(directory) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::File::open(directory)?.sync_all()?;
+            }
+            Ok::<_, io::Error>(())
+        })
+        .await
+        .map_err(|e| Error::io(io::Error::other(e)))?
+        .map_err(Error::io)
+    }
+
+    async fn discard(self) {
+        let _ = tokio::fs::remove_file(&self.path).await;
+    }
+}
+
+/// Writes `data` at `offset` of `file`.
+async fn write_at(file: &Arc<std::fs::File>, offset: u64, data: Bytes) -> Result<(), Error> {
+    let file = file.clone();
+    tokio::task::spawn_blocking(move || {
+        #[cfg(unix)]
+        let written = std::os::unix::fs::FileExt::write_all_at(&*file, &data, offset);
+        #[cfg(windows)]
+        let written = {
+            let mut done = 0;
+            let mut result = Ok(());
+            while done < data.len() {
+                match std::os::windows::fs::FileExt::seek_write(
+                    &*file,
+                    &data[done..],
+                    offset + done as u64,
+                ) {
+                    Ok(0) => {
+                        result = Err(io::Error::from(io::ErrorKind::WriteZero));
+                        break;
+                    }
+                    Ok(n) => done += n,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            result
+        };
+        written
+    })
+    .await
+    .map_err(|e| Error::io(io::Error::other(e)))?
+    .map_err(Error::io)
+}
+
+async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<DownloadOutput, Error> {
+    let DownloadBuilder {
+        client,
+        bucket,
+        key,
+        destination,
+        options,
+        version_id,
+        sse_customer_key,
+        verify,
+        listener: _,
+    } = builder;
+    let fail = |error: Error| {
+        error.with_transfer(TransferFailure {
+            upload_id: None,
+            cleanup: Cleanup::Nothing,
+        })
+    };
+    let budget = client.inner.transfer_memory.clone();
+    let limit = options
+        .single_request_limit
+        .unwrap_or(TransferOptions::DEFAULT_SINGLE_REQUEST_LIMIT);
+    let mut sink = destination.0;
+    // What the first response needs to be read: a write buffer for a file; a writer takes
+    // the bytes as they come.
+    let first_memory = match sink {
+        Sink::File(_) => FILE_RANGE_MEMORY,
+        Sink::Writer(_) => 0,
+    };
+    let first_admission = budget
+        .admit(first_memory)
+        .await
+        .map_err(|e| fail(budget_error(e)))?;
+    let mut first = GetObject::new(bucket.clone(), key.clone()).checksum_mode(verify);
+    if let Some(version) = &version_id {
+        first = first.version_id(version.clone());
+    }
+    if let Some(key) = &sse_customer_key {
+        first = first.sse_customer_key(key.clone());
+    }
+    if control.is_cancelled() {
+        return Err(fail(Error::transfer_error(TransferErrorKind::Cancelled)));
+    }
+    let response = client.get_object(first).await.map_err(fail)?;
+    let head = response.output.head;
+    let body = response.body;
+    let size = head.content_length;
+    control.progress.set_total(size.unwrap_or(0));
+    let strong_etag = head.etag.clone().filter(|etag| !etag.is_weak());
+    let checksum = announced(&head.checksums);
+    let parallel = match (size, &strong_etag) {
+        (Some(size), Some(_)) => size > limit,
+        _ => false,
+    };
+    if !parallel {
+        // One GET: its body's own checks (length, full-object checksum) cover it.
+        let verification = match (&checksum, body.verifies_checksum(), verify) {
+            (_, _, false) => Verification::NotVerified(NotVerified::Disabled),
+            (Some(Announced::Full(checksum)), true, _) => {
+                Verification::FullObject(checksum.clone())
+            }
+            (Some(Announced::Composite { .. }), _, _) => {
+                Verification::NotVerified(NotVerified::CompositeNotByParts)
+            }
+            _ => Verification::NotVerified(NotVerified::StoreSentNone),
+        };
+        let progress = PartProgress::new(control.progress.clone());
+        let received = receive_whole(&mut sink, body, &progress, &control)
+            .await
+            .map_err(fail)?;
+        progress.commit(received);
+        control.progress.set_total(received);
+        drop(first_admission);
+        return Ok(DownloadOutput {
+            size: received,
+            etag: head.etag.clone(),
+            version_id: head.version_id.clone(),
+            head,
+            requests: 1,
+            verification,
+        });
+    }
+    let size = size.expect("parallel downloads know their size");
+    let pinned = Arc::new(Pinned {
+        client: client.clone(),
+        bucket,
+        key,
+        etag: strong_etag.expect("parallel downloads have a strong ETag"),
+        version_id: version_id.or_else(|| head.version_id.clone()),
+        sse_customer_key,
+    });
+    // A composite checksum is checked part by part, when the parts are uniform.
+    let mut range_size = options.part_size.max(1);
+    let mut mode = Mode::Ranges;
+    if let Some(Announced::Composite {
+        algorithm, parts, ..
+    }) = &checksum
+        && verify
+    {
+        match uniform_part_size(&pinned, size, *parts).await {
+            Ok(Some(part_size)) => {
+                range_size = part_size;
+                mode = Mode::Parts(*algorithm);
+            }
+            Ok(None) => {}
+            Err(error) => return Err(fail(error)),
+        }
+    }
+    let download = DownloadOptions::builder()
+        .range_size(range_size)
+        .concurrency(options.concurrency.max(1))
+        .window(match sink {
+            // A file takes ranges in any order: the window only keeps a slow range from
+            // holding up the plan forever.
+            Sink::File(_) => options.concurrency.max(1).saturating_mul(64),
+            Sink::Writer(_) => options.concurrency.max(1).saturating_mul(2),
+        })
+        .retries_per_range(1)
+        .build()
+        .map_err(|e| fail(crate::transfer::plan_error(e)))?;
+    let file = match &sink {
+        Sink::File(path) => Some(TempFile::create(path, size).await.map_err(fail)?),
+        Sink::Writer(_) => None,
+    };
+    // The first response serves the first range (in range mode), read only that far; a
+    // writer needs the range in memory until its turn (admitted before any of it is read).
+    let first_range = if mode == Mode::Ranges {
+        let admission = match sink {
+            Sink::File(_) => first_admission,
+            Sink::Writer(_) => {
+                drop(first_admission);
+                budget
+                    .admit(range_size.min(size))
+                    .await
+                    .map_err(|e| fail(budget_error(e)))?
+            }
+        };
+        Some((body, admission))
+    } else {
+        None
+    };
+    let mut driver = Driver {
+        pinned,
+        control: control.clone(),
+        scheduler: DownloadScheduler::new(size, &download),
+        mode,
+        file: file.as_ref().map(|f| f.file.clone()),
+        // Ranges are checksummed when their values combine (CRCs) or are the parts'.
+        range_algorithm: match (&checksum, mode) {
+            (_, Mode::Parts(algorithm)) => Some(algorithm),
+            (Some(Announced::Full(full)), _) if integrity::combinable(full.algorithm()) => {
+                Some(full.algorithm())
+            }
+            _ => None,
+        },
+        // A hash of the whole object needs the bytes in order: a writer gets them so.
+        in_order: match (&checksum, &sink) {
+            (Some(Announced::Full(full)), Sink::Writer(_))
+                if verify && !integrity::combinable(full.algorithm()) =>
+            {
+                Some(s3_ops::Checksummer::new(full.algorithm()))
+            }
+            _ => None,
+        },
+        first: first_range,
+        tasks: JoinSet::new(),
+        waiting: VecDeque::new(),
+        admitting: None,
+        range_checksums: Vec::new(),
+        requests: 0,
+        failure: None,
+        cancelled: control.watch(),
+        cancel_seen: false,
+    };
+    let result = driver.run(&mut sink).await;
+    let requests = driver.requests;
+    let range_checksums = std::mem::take(&mut driver.range_checksums);
+    let in_order = driver.in_order.take().map(s3_ops::Checksummer::finish);
+    let checked_mode = driver.mode;
+    drop(driver);
+    let finished = match result {
+        Ok(()) => {
+            verification(
+                checksum.as_ref(),
+                verify,
+                checked_mode,
+                &range_checksums,
+                in_order,
+                file.as_ref(),
+                size,
+            )
+            .await
+        }
+        Err(error) => Err(error),
+    };
+    match (finished, file) {
+        (Ok(verification), Some(file)) => {
+            file.commit().await.map_err(fail)?;
+            Ok(output(head, size, requests, verification))
+        }
+        (Ok(verification), None) => {
+            if let Sink::Writer(writer) = &mut sink {
+                writer.flush().await.map_err(|e| fail(Error::io(e)))?;
+            }
+            Ok(output(head, size, requests, verification))
+        }
+        (Err(error), Some(file)) => {
+            file.discard().await;
+            Err(fail(error))
+        }
+        (Err(error), None) => Err(fail(error)),
+    }
+}
+
+fn output(
+    head: ObjectHead,
+    size: u64,
+    requests: u32,
+    verification: Verification,
+) -> DownloadOutput {
+    DownloadOutput {
+        size,
+        etag: head.etag.clone(),
+        version_id: head.version_id.clone(),
+        head,
+        requests,
+        verification,
+    }
+}
+
+/// What the store said the whole object's checksum is.
+pub(crate) enum Announced {
+    /// A checksum of the object's bytes.
+    Full(Checksum),
+    /// A checksum of the part checksums of an object of `parts` parts.
+    Composite {
+        algorithm: ChecksumAlgorithm,
+        parts: u32,
+        value: String,
+    },
+}
+
+/// The checksum a response announced for the whole object, if any (the algorithms in
+/// s3-ops' order of preference).
+fn announced(checksums: &s3_ops::checksum::ResponseChecksums) -> Option<Announced> {
+    ChecksumAlgorithm::ALL.into_iter().find_map(|algorithm| {
+        let value = checksums.get(algorithm)?;
+        match value.rsplit_once('-') {
+            // `<base64>-<parts>`: a checksum of the part checksums.
+            Some((_, parts)) => Some(Announced::Composite {
+                algorithm,
+                parts: parts.parse().ok()?,
+                value: value.to_owned(),
+            }),
+            None if checksums.checksum_type == Some(ChecksumType::Composite) => None,
+            None => Checksum::from_base64(algorithm, value)
+                .ok()
+                .map(Announced::Full),
+        }
+    })
+}
+
+/// The part size of a multipart object of `parts` parts if all but the last have one size
+/// (asked with a HEAD of part 1, pinned like the ranges); `None` if they do not.
+async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Option<u64>, Error> {
+    let mut head = HeadObject::new(pinned.bucket.clone(), pinned.key.clone())
+        .part_number(1)
+        .if_match(pinned.etag.as_str());
+    if let Some(version) = &pinned.version_id {
+        head = head.version_id(version.clone());
+    }
+    if let Some(key) = &pinned.sse_customer_key {
+        head = head.sse_customer_key(key.clone());
+    }
+    let part = pinned.client.head_object(head).await.map_err(changed)?;
+    let Some(first) = part.content_length.filter(|&len| len > 0) else {
+        return Ok(None);
+    };
+    let last = size.checked_sub(first * u64::from(parts - 1));
+    let uniform = part.parts_count == Some(parts)
+        && size.div_ceil(first) == u64::from(parts)
+        && last.is_some_and(|last| last > 0 && last <= first);
+    Ok(uniform.then_some(first))
+}
+
+/// A 412 on a pinned request: the object is not the one the first response described.
+fn changed(error: Error) -> Error {
+    if error.is_precondition_failed() {
+        Error::transfer_error(TransferErrorKind::ObjectChanged).with_source(error)
+    } else {
+        error
+    }
+}
+
+fn budget_error(too_large: TooLarge) -> Error {
+    Error::transfer_error(TransferErrorKind::MemoryBudget {
+        needed: too_large.needed,
+        capacity: too_large.capacity,
+    })
+}
+
+/// Streams a whole body into the sink (a small object, or one that cannot be split).
+async fn receive_whole(
+    sink: &mut Sink,
+    mut body: ObjectBody,
+    progress: &PartProgress,
+    control: &Control,
+) -> Result<u64, Error> {
+    let mut received = 0u64;
+    match sink {
+        Sink::Writer(writer) => {
+            while let Some(chunk) = next_chunk(&mut body, control).await? {
+                writer.write_all(&chunk).await.map_err(Error::io)?;
+                progress.moved(chunk.len() as u64);
+                received += chunk.len() as u64;
+            }
+            writer.flush().await.map_err(Error::io)?;
+        }
+        Sink::File(path) => {
+            let file = TempFile::create(path, body.content_length().unwrap_or(0)).await?;
+            let written = async {
+                let mut gathered = BytesMut::new();
+                while let Some(chunk) = next_chunk(&mut body, control).await? {
+                    progress.moved(chunk.len() as u64);
+                    gathered.extend_from_slice(&chunk);
+                    if gathered.len() >= WRITE_BUFFER {
+                        let len = gathered.len() as u64;
+                        write_at(&file.file, received, gathered.split().freeze()).await?;
+                        received += len;
+                    }
+                }
+                let len = gathered.len() as u64;
+                write_at(&file.file, received, gathered.freeze()).await?;
+                received += len;
+                // A body without Content-Length may be shorter than the preallocation.
+                let handle = file.file.clone();
+                tokio::task::spawn_blocking(move || handle.set_len(received))
+                    .await
+                    .map_err(|e| Error::io(io::Error::other(e)))?
+                    .map_err(Error::io)?;
+                Ok::<_, Error>(())
+            }
+            .await;
+            match written {
+                Ok(()) => file.commit().await?,
+                Err(error) => {
+                    file.discard().await;
+                    return Err(error);
+                }
+            }
+        }
+    }
+    Ok(received)
+}
+
+/// The next chunk of a body, or the cancellation.
+async fn next_chunk(body: &mut ObjectBody, control: &Control) -> Result<Option<Bytes>, Error> {
+    let mut cancelled = std::pin::pin!(control.cancelled());
+    std::future::poll_fn(|cx| {
+        if cancelled.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(Error::transfer_error(TransferErrorKind::Cancelled)));
+        }
+        Pin::new(&mut *body).poll_next(cx).map(Option::transpose)
+    })
+    .await
+}
+
+/// The verification of a finished parallel download.
+async fn verification(
+    announced: Option<&Announced>,
+    verify: bool,
+    mode: Mode,
+    range_checksums: &[Option<(Checksum, u64)>],
+    in_order: Option<Checksum>,
+    file: Option<&TempFile>,
+    size: u64,
+) -> Result<Verification, Error> {
+    if !verify {
+        return Ok(Verification::NotVerified(NotVerified::Disabled));
+    }
+    match (announced, mode) {
+        (None, _) => Ok(Verification::NotVerified(NotVerified::StoreSentNone)),
+        (
+            Some(Announced::Composite {
+                algorithm,
+                parts,
+                value,
+            }),
+            Mode::Parts(_),
+        ) => {
+            // Each part matched its own checksum (checked as it arrived); the store's
+            // composite value must be the checksum of exactly those.
+            let digests: Option<Vec<Checksum>> = range_checksums
+                .iter()
+                .map(|c| c.as_ref().map(|(checksum, _)| checksum.clone()))
+                .collect();
+            match digests.as_deref().and_then(Checksum::composite) {
+                Some(ours) if &ours == value => Ok(Verification::PerPart {
+                    algorithm: *algorithm,
+                    parts: *parts,
+                }),
+                Some(ours) => Err(mismatch(*algorithm, value, &ours)),
+                None => Ok(Verification::NotVerified(NotVerified::CompositeNotByParts)),
+            }
+        }
+        (Some(Announced::Composite { .. }), Mode::Ranges) => {
+            Ok(Verification::NotVerified(NotVerified::CompositeNotByParts))
+        }
+        (Some(Announced::Full(expected)), _) => {
+            let computed = if integrity::combinable(expected.algorithm()) {
+                // The CRCs of the ranges combine into the object's.
+                let pieces: Option<Vec<(&Checksum, u64)>> = range_checksums
+                    .iter()
+                    .map(|c| c.as_ref().map(|(checksum, len)| (checksum, *len)))
+                    .collect();
+                pieces.and_then(|pieces| integrity::combine(pieces.into_iter()))
+            } else {
+                // A hash needs the bytes in order: a writer got them so, a file is read
+                // once more.
+                match (in_order, file) {
+                    (Some(hash), _) => Some(hash),
+                    (None, Some(file)) => {
+                        Some(hash_file(&file.file, size, expected.algorithm()).await?)
+                    }
+                    (None, None) => None,
+                }
+            };
+            match computed {
+                Some(computed) if &computed == expected => {
+                    Ok(Verification::FullObject(expected.clone()))
+                }
+                Some(computed) => Err(mismatch(
+                    expected.algorithm(),
+                    &expected.to_base64(),
+                    &computed.to_base64(),
+                )),
+                None => Ok(Verification::NotVerified(NotVerified::StoreSentNone)),
+            }
+        }
+    }
+}
+
+fn mismatch(algorithm: ChecksumAlgorithm, expected: &str, computed: &str) -> Error {
+    Error::from(s3_ops::Error::ChecksumMismatch {
+        algorithm,
+        expected: expected.to_owned(),
+        computed: computed.to_owned(),
+    })
+}
+
+async fn hash_file(
+    file: &Arc<std::fs::File>,
+    size: u64,
+    algorithm: ChecksumAlgorithm,
+) -> Result<Checksum, Error> {
+    let file = file.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut checksummer = s3_ops::Checksummer::new(algorithm);
+        let mut position = 0;
+        while position < size {
+            let want = (size - position).min(1 << 20) as usize;
+            let chunk = crate::body::read_at(&file, position, want)?;
+            if chunk.is_empty() {
+                return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
+            }
+            checksummer.update(&chunk);
+            position += chunk.len() as u64;
+        }
+        Ok(checksummer.finish())
+    })
+    .await
+    .map_err(|e| Error::io(io::Error::other(e)))?
+    .map_err(Error::io)
+}
+
+/// A range that arrived.
+struct Fetched {
+    index: usize,
+    /// The bytes, for a writer (delivered in order); `None` once written to the file.
+    data: Option<(Bytes, Admission)>,
+    /// The range's checksum with the object's algorithm (parts: checked against the
+    /// store's value for the part).
+    checksum: Option<Checksum>,
+    progress: Arc<PartProgress>,
+    len: u64,
+}
+
+/// What the download loop wakes up for.
+enum Wake {
+    Cancelled,
+    Admitted(Result<Admission, TooLarge>),
+    Finished(Result<Fetched, Failed>),
+}
+
+/// A range that failed, with its progress to take back.
+struct Failed {
+    index: usize,
+    error: Error,
+    progress: Arc<PartProgress>,
+}
+
+type AdmissionFuture = Pin<Box<dyn Future<Output = Result<Admission, TooLarge>> + Send>>;
+
+struct Driver {
+    pinned: Arc<Pinned>,
+    control: Arc<Control>,
+    /// Holds a writer's ranges until their turn (a file's are written on arrival).
+    scheduler: DownloadScheduler<Option<(Bytes, Admission)>>,
+    mode: Mode,
+    file: Option<Arc<std::fs::File>>,
+    /// The algorithm each range is checksummed with, if any.
+    range_algorithm: Option<ChecksumAlgorithm>,
+    /// The object's hash over the bytes delivered in order (a writer, a hash checksum).
+    in_order: Option<s3_ops::Checksummer>,
+    /// The first response, serving range 0.
+    first: Option<(ObjectBody, Admission)>,
+    tasks: JoinSet<Result<Fetched, Failed>>,
+    waiting: VecDeque<RangeFetch>,
+    admitting: Option<AdmissionFuture>,
+    /// Per range, in index order: its checksum and length.
+    range_checksums: Vec<Option<(Checksum, u64)>>,
+    requests: u32,
+    failure: Option<Error>,
+    cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
+    cancel_seen: bool,
+}
+
+impl Driver {
+    fn fail(&mut self, error: Error) {
+        if self.failure.is_none() {
+            self.failure = Some(error);
+        }
+    }
+
+    fn memory_needed(&self, fetch: &RangeFetch) -> u64 {
+        match self.file {
+            Some(_) => FILE_RANGE_MEMORY.min(fetch.range.end - fetch.range.start),
+            None => fetch.range.end - fetch.range.start,
+        }
+    }
+
+    async fn run(&mut self, sink: &mut Sink) -> Result<(), Error> {
+        loop {
+            while let Some(fetch) = self.scheduler.poll_fetch() {
+                self.waiting.push_back(fetch);
+            }
+            // Deliveries in order: to the writer (a file was written as ranges came).
+            while let Some(delivery) = self.scheduler.poll_deliver() {
+                if let (Sink::Writer(writer), Some((data, admission))) = (&mut *sink, delivery.data)
+                {
+                    if let Some(hash) = &mut self.in_order {
+                        hash.update(&data);
+                    }
+                    let written = {
+                        let mut write = std::pin::pin!(writer.write_all(&data));
+                        let cancelled = &mut self.cancelled;
+                        std::future::poll_fn(|cx| {
+                            if cancelled.as_mut().poll(cx).is_ready() {
+                                return Poll::Ready(Err(Error::transfer_error(
+                                    TransferErrorKind::Cancelled,
+                                )));
+                            }
+                            write.as_mut().poll(cx).map_err(Error::io)
+                        })
+                        .await
+                    };
+                    drop(admission);
+                    if let Err(error) = written {
+                        self.fail(error);
+                        self.scheduler.handle_cancel();
+                    }
+                }
+            }
+            match self.scheduler.outcome() {
+                Some(DownloadOutcome::Completed) => return Ok(()),
+                Some(_) => {
+                    return Err(self
+                        .failure
+                        .take()
+                        .unwrap_or_else(|| Error::transfer_error(TransferErrorKind::Cancelled)));
+                }
+                None => {}
+            }
+            self.start_waiting();
+            match self.next_wake().await {
+                Wake::Cancelled => {
+                    self.cancel_seen = true;
+                    self.fail(Error::transfer_error(TransferErrorKind::Cancelled));
+                    self.scheduler.handle_cancel();
+                }
+                Wake::Admitted(admitted) => {
+                    self.admitting = None;
+                    let fetch = self.waiting.pop_front().expect("an admitted fetch");
+                    match admitted {
+                        Ok(admission) => self.start(fetch, admission),
+                        Err(too_large) => {
+                            self.fail(budget_error(too_large));
+                            let _ = self.scheduler.handle_fetch_failed(fetch.index, false);
+                        }
+                    }
+                }
+                Wake::Finished(result) => self.handle(result),
+            }
+        }
+    }
+
+    /// Waits for the cancellation, memory for the first waiting range, or a finished range.
+    async fn next_wake(&mut self) -> Wake {
+        std::future::poll_fn(|cx| {
+            if !self.cancel_seen && self.cancelled.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Wake::Cancelled);
+            }
+            if let Some(admitting) = &mut self.admitting
+                && let Poll::Ready(admitted) = admitting.as_mut().poll(cx)
+            {
+                return Poll::Ready(Wake::Admitted(admitted));
+            }
+            if let Poll::Ready(Some(joined)) = self.tasks.poll_join_next(cx) {
+                let result = joined.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
+                return Poll::Ready(Wake::Finished(result));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    fn start_waiting(&mut self) {
+        while self.admitting.is_none()
+            && let Some(fetch) = self.waiting.front()
+        {
+            // Range 0 comes from the first response, already admitted.
+            if fetch.index == 0 && fetch.attempt == 1 && self.first.is_some() {
+                let fetch = self.waiting.pop_front().expect("a front fetch");
+                let (body, admission) = self.first.take().expect("checked");
+                self.spawn(fetch, admission, Some(body));
+                continue;
+            }
+            let needed = self.memory_needed(fetch);
+            let budget = self.pinned.client.inner.transfer_memory.clone();
+            self.admitting = Some(Box::pin(async move { budget.admit(needed).await }));
+        }
+    }
+
+    fn start(&mut self, fetch: RangeFetch, admission: Admission) {
+        self.spawn(fetch, admission, None);
+    }
+
+    fn spawn(&mut self, fetch: RangeFetch, admission: Admission, body: Option<ObjectBody>) {
+        if body.is_none() {
+            self.requests += 1;
+        } else {
+            self.requests = self.requests.max(1);
+        }
+        let pinned = self.pinned.clone();
+        let mode = self.mode;
+        let file = self.file.clone();
+        let algorithm = self.range_algorithm;
+        let progress = PartProgress::new(self.control.progress.clone());
+        self.tasks.spawn(async move {
+            let index = fetch.index;
+            let fetched = fetch_range(
+                &pinned,
+                fetch,
+                mode,
+                file,
+                algorithm,
+                admission,
+                body,
+                progress.clone(),
+            )
+            .await;
+            fetched.map_err(|error| Failed {
+                index,
+                error,
+                progress,
+            })
+        });
+    }
+
+    fn handle(&mut self, result: Result<Fetched, Failed>) {
+        let handled = match result {
+            Ok(fetched) => {
+                fetched.progress.commit(fetched.len);
+                if self.range_checksums.len() <= fetched.index {
+                    self.range_checksums.resize(fetched.index + 1, None);
+                }
+                self.range_checksums[fetched.index] =
+                    fetched.checksum.map(|checksum| (checksum, fetched.len));
+                self.scheduler.handle_fetched(fetched.index, fetched.data)
+            }
+            Err(Failed {
+                index,
+                error,
+                progress,
+            }) => {
+                progress.abandon();
+                let ignored_part_number = matches!(self.mode, Mode::Parts(_))
+                    && matches!(
+                        error.kind(),
+                        ErrorKind::Transfer(TransferErrorKind::Inconsistent(_))
+                    );
+                if ignored_part_number {
+                    // The store does not honour partNumber: fetch the same bytes by range
+                    // (the boundaries are the same); the parts can no longer be checked.
+                    self.mode = Mode::Ranges;
+                    self.range_algorithm = None;
+                    self.scheduler.handle_fetch_failed(index, true)
+                } else {
+                    let retryable = error.retry_class().is_retryable();
+                    self.fail(error);
+                    self.scheduler.handle_fetch_failed(index, retryable)
+                }
+            }
+        };
+        handled.expect("the driver reports exactly the fetches it was given");
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn fetch_range(
+    pinned: &Pinned,
+    fetch: RangeFetch,
+    mode: Mode,
+    file: Option<Arc<std::fs::File>>,
+    algorithm: Option<ChecksumAlgorithm>,
+    admission: Admission,
+    first: Option<ObjectBody>,
+    progress: Arc<PartProgress>,
+) -> Result<Fetched, Error> {
+    let range = fetch.range.clone();
+    let len = range.end - range.start;
+    let inconsistent = |what: String| Error::transfer_error(TransferErrorKind::Inconsistent(what));
+    let (mut body, part_checksum) = match first {
+        Some(body) => (body, None),
+        None => {
+            let request = match mode {
+                Mode::Ranges => pinned
+                    .request(false)
+                    .range(ByteRange::new(range.start, range.end - 1).map_err(Error::from)?),
+                Mode::Parts(_) => pinned.request(true).part_number(fetch.index as u32 + 1),
+            };
+            let response = pinned.client.get_object(request).await.map_err(changed)?;
+            let head = &response.output.head;
+            let answered = head.content_range.map(|r| r.first..r.last + 1);
+            if answered != Some(range.clone()) || head.content_length != Some(len) {
+                return Err(inconsistent(format!(
+                    "asked for bytes {}..{} ({}), the store answered {:?} with {:?} bytes",
+                    range.start,
+                    range.end,
+                    match mode {
+                        Mode::Ranges => "by range".to_owned(),
+                        Mode::Parts(_) => format!("as part {}", fetch.index + 1),
+                    },
+                    head.content_range,
+                    head.content_length
+                )));
+            }
+            let part_checksum = match mode {
+                Mode::Parts(algorithm) => Some(
+                    head.checksums
+                        .get(algorithm)
+                        .map(|value| Checksum::from_base64(algorithm, value))
+                        .transpose()
+                        .map_err(Error::from)?
+                        .ok_or_else(|| {
+                            inconsistent(format!(
+                                "part {} came without its {algorithm} checksum",
+                                fetch.index + 1
+                            ))
+                        })?,
+                ),
+                Mode::Ranges => None,
+            };
+            (response.body, part_checksum)
+        }
+    };
+    let mut checksummer = algorithm.map(s3_ops::Checksummer::new);
+    let mut received = 0u64;
+    let mut gathered = BytesMut::with_capacity(match file {
+        Some(_) => WRITE_BUFFER.min(len as usize),
+        None => len as usize,
+    });
+    while received < len {
+        let Some(chunk) = body.next_chunk().await.transpose()? else {
+            break;
+        };
+        // The first response runs to the end of the object: take only the range.
+        let chunk = chunk.slice(..chunk.len().min((len - received) as usize));
+        received += chunk.len() as u64;
+        progress.moved(chunk.len() as u64);
+        if let Some(checksummer) = &mut checksummer {
+            checksummer.update(&chunk);
+        }
+        gathered.extend_from_slice(&chunk);
+        if let Some(file) = &file
+            && gathered.len() >= WRITE_BUFFER
+        {
+            let offset = range.start + received - gathered.len() as u64;
+            write_at(file, offset, gathered.split().freeze()).await?;
+        }
+    }
+    if received != len {
+        return Err(Error::new(ErrorKind::BodyLength {
+            expected: len,
+            received,
+        }));
+    }
+    let checksum = checksummer.map(s3_ops::Checksummer::finish);
+    if let (Some(expected), Some(computed)) = (&part_checksum, &checksum)
+        && expected != computed
+    {
+        return Err(mismatch(
+            expected.algorithm(),
+            &expected.to_base64(),
+            &computed.to_base64(),
+        ));
+    }
+    let data = match &file {
+        Some(file) => {
+            let offset = range.end - gathered.len() as u64;
+            write_at(file, offset, gathered.freeze()).await?;
+            drop(admission);
+            None
+        }
+        None => Some((gathered.freeze(), admission)),
+    };
+    Ok(Fetched {
+        index: fetch.index,
+        data,
+        checksum,
+        progress,
+        len,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> s3_ops::checksum::ResponseChecksums {
+        let mut map = http::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        s3_ops::checksum::ResponseChecksums::from_headers(&map)
+    }
+
+    #[test]
+    fn announced_checksums_are_full_or_composite() {
+        let crc = ChecksumAlgorithm::Crc64Nvme.checksum(b"object");
+        let full = announced(&headers(&[
+            ("x-amz-checksum-crc64nvme", &crc.to_base64()),
+            ("x-amz-checksum-type", "FULL_OBJECT"),
+        ]));
+        assert!(matches!(full, Some(Announced::Full(c)) if c == crc));
+        let composite = announced(&headers(&[
+            (
+                "x-amz-checksum-sha256",
+                "ZcfzJvHWAX9vO7fPKA9XUU5dtZ+mmrAFxgKDQljlC2k=-2",
+            ),
+            ("x-amz-checksum-type", "COMPOSITE"),
+        ]));
+        assert!(matches!(
+            composite,
+            Some(Announced::Composite {
+                algorithm: ChecksumAlgorithm::Sha256,
+                parts: 2,
+                ..
+            })
+        ));
+        // A composite type without its part count (moto's HEAD) cannot be checked.
+        let unsuffixed = announced(&headers(&[
+            (
+                "x-amz-checksum-sha256",
+                "ZcfzJvHWAX9vO7fPKA9XUU5dtZ+mmrAFxgKDQljlC2k=",
+            ),
+            ("x-amz-checksum-type", "COMPOSITE"),
+        ]));
+        assert!(unsuffixed.is_none());
+        assert!(announced(&headers(&[])).is_none());
+    }
+}

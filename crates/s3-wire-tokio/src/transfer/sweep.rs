@@ -1,0 +1,98 @@
+//! Sweeping multipart uploads that nobody will complete: what a crashed process (or a lost
+//! CreateMultipartUpload answer) leaves behind keeps its parts stored, and billed, until it
+//! is aborted.
+
+use std::time::{Duration, SystemTime};
+
+use s3_ops::BucketName;
+use s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
+use s3_ops::ops::list_multipart_uploads::ListMultipartUploads;
+
+use crate::client::Client;
+use crate::error::Error;
+
+/// One multipart upload found by [`Client::abort_stale_uploads`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StaleUpload {
+    /// The key it was uploading to.
+    pub key: String,
+    /// Its upload id.
+    pub upload_id: String,
+    /// When it was initiated.
+    pub initiated: Option<SystemTime>,
+}
+
+/// What [`Client::abort_stale_uploads`] did.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct StaleUploads {
+    /// Uploads aborted.
+    pub aborted: Vec<StaleUpload>,
+    /// Uploads whose abort failed, with the error.
+    pub failed: Vec<(StaleUpload, Error)>,
+    /// Uploads under the prefix that are younger than the cut-off, left alone.
+    pub kept: usize,
+}
+
+impl Client {
+    /// Aborts every multipart upload under `prefix` in `bucket` initiated more than
+    /// `older_than` ago (uploads without an initiation time are kept), page by page
+    /// (ListMultipartUploads). An upload the store no longer knows counts as aborted.
+    ///
+    /// Choose `older_than` longer than any upload in progress may take: a running upload
+    /// whose upload is aborted fails.
+    pub async fn abort_stale_uploads(
+        &self,
+        bucket: &BucketName,
+        prefix: &str,
+        older_than: Duration,
+    ) -> Result<StaleUploads, Error> {
+        let cutoff = SystemTime::now().checked_sub(older_than);
+        let mut listing = ListMultipartUploads::new(bucket.clone());
+        if !prefix.is_empty() {
+            listing = listing.prefix(prefix);
+        }
+        let mut pages = self.list_multipart_uploads_pages(listing);
+        let mut swept = StaleUploads::default();
+        while let Some(page) = pages.next_page().await {
+            for upload in page?.result.uploads {
+                let initiated = upload.initiated.and_then(|at| at.to_system_time());
+                let stale = match (initiated, cutoff) {
+                    (Some(initiated), Some(cutoff)) => initiated < cutoff,
+                    _ => false,
+                };
+                let found = StaleUpload {
+                    key: upload.key,
+                    upload_id: upload.upload_id,
+                    initiated,
+                };
+                if !stale {
+                    swept.kept += 1;
+                    continue;
+                }
+                match self.abort_one(bucket, &found).await {
+                    Ok(()) => swept.aborted.push(found),
+                    Err(error) => swept.failed.push((found, error)),
+                }
+            }
+        }
+        Ok(swept)
+    }
+
+    async fn abort_one(&self, bucket: &BucketName, upload: &StaleUpload) -> Result<(), Error> {
+        let key = crate::ops::key(&upload.key)?;
+        let abort = AbortMultipartUpload::new(bucket.clone(), key, upload.upload_id.clone());
+        match self.abort_multipart_upload(abort).await {
+            Ok(_) => Ok(()),
+            Err(error)
+                if error
+                    .service_error()
+                    .is_some_and(|e| e.code == "NoSuchUpload") =>
+            {
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
+    }
+}
