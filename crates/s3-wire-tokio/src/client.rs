@@ -169,6 +169,16 @@ impl Client {
             .await
     }
 
+    /// Like [`Client::send_ref`], also saying whether an earlier attempt's answer was lost
+    /// (the store may have acted on it too; see [`Error::outcome_unknown`]).
+    pub(crate) async fn send_telling<O: Operation>(
+        &self,
+        op: &O,
+    ) -> Result<(O::Output, bool), Error> {
+        self.execute_telling(op, None, |response| decode_buffered(op, response))
+            .await
+    }
+
     /// The request pipeline with retries. `decode` turns each attempt's
     /// response into the output or an error; its errors are classified for
     /// retry like any other.
@@ -176,8 +186,24 @@ impl Client {
         &self,
         op: &O,
         upload: Option<&Body>,
-        mut decode: D,
+        decode: D,
     ) -> Result<T, Error>
+    where
+        O: Operation,
+        D: FnMut(RawResponse) -> F,
+        F: Future<Output = Result<T, Error>>,
+    {
+        Ok(self.execute_telling(op, upload, decode).await?.0)
+    }
+
+    /// [`Client::execute`], telling with a success whether an earlier attempt's answer was
+    /// lost.
+    pub(crate) async fn execute_telling<O, T, F, D>(
+        &self,
+        op: &O,
+        upload: Option<&Body>,
+        mut decode: D,
+    ) -> Result<(T, bool), Error>
     where
         O: Operation,
         D: FnMut(RawResponse) -> F,
@@ -193,6 +219,8 @@ impl Client {
         let mut attempts = 0u32;
         let mut retry_tokens = 0u32;
         let mut payload_cache = PayloadCache::default();
+        // Whether an attempt so far may have taken effect without its answer arriving.
+        let mut outcome_unknown = false;
         loop {
             attempts += 1;
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
@@ -210,13 +238,16 @@ impl Client {
                 Ok(response) => match decode(response).await {
                     Ok(output) => {
                         inner.budget.on_success(retry_tokens);
-                        return Ok(output);
+                        return Ok((output, outcome_unknown));
                     }
                     Err(error) => (error, None),
                 },
                 Err(Attempted { error, retry_after }) => (error, retry_after),
             };
             error.set_attempts(attempts);
+            outcome_unknown |= is_ambiguous(&error)
+                || matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_)));
+            error.set_outcome_unknown(outcome_unknown);
 
             let class = error.retry_class();
             if let RetryClass::RedirectRegion { region } = &class {

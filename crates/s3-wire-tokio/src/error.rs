@@ -25,6 +25,7 @@ struct Inner {
     budget_exhausted: bool,
     source: Option<BoxError>,
     transfer: Option<TransferFailure>,
+    outcome_unknown: bool,
 }
 
 /// What went wrong.
@@ -175,6 +176,7 @@ impl Error {
                 budget_exhausted: false,
                 source: None,
                 transfer: None,
+                outcome_unknown: false,
             }),
         }
     }
@@ -212,6 +214,10 @@ impl Error {
     pub(crate) fn with_transfer(mut self, failure: TransferFailure) -> Self {
         self.inner.transfer = Some(failure);
         self
+    }
+
+    pub(crate) fn set_outcome_unknown(&mut self, unknown: bool) {
+        self.inner.outcome_unknown = unknown;
     }
 
     pub(crate) fn set_budget_exhausted(&mut self) {
@@ -281,6 +287,14 @@ impl Error {
             self.inner.kind,
             ErrorKind::Transfer(TransferErrorKind::Cancelled)
         )
+    }
+
+    /// True if an attempt's answer was lost (the connection broke or stalled, or the
+    /// operation timed out) after the request may have reached the store: the operation
+    /// may have taken effect although this error ends it. Managed transfers look at the
+    /// store before they report such a completion as failed.
+    pub fn outcome_unknown(&self) -> bool {
+        self.inner.outcome_unknown
     }
 
     /// True if the operation was attempted more than once.
@@ -454,6 +468,7 @@ impl fmt::Debug for Error {
             .field("budget_exhausted", &self.inner.budget_exhausted)
             .field("source", &self.inner.source)
             .field("transfer", &self.inner.transfer)
+            .field("outcome_unknown", &self.inner.outcome_unknown)
             .finish()
     }
 }

@@ -37,10 +37,26 @@ use crate::transfer::progress::{Listener, PartProgress, ProgressState};
 use crate::transfer::{TransferOptions, transfer_option_setters};
 use futures_core::Stream as _;
 
-/// Bytes gathered before one positioned write to the file, and what a range in flight to a
-/// file holds (the gathering buffer and the chunk in hand).
-const WRITE_BUFFER: usize = 1 << 20;
+/// The most a range in flight to a file holds: the bytes gathered for one positioned write
+/// and the chunk in hand (less with small parts or a small budget).
 const FILE_RANGE_MEMORY: u64 = 2 << 20;
+
+/// What one range to a file is admitted for, and the bytes it gathers before a write.
+#[derive(Clone, Copy, Debug)]
+struct FileMemory {
+    admitted: u64,
+    write_buffer: usize,
+}
+
+impl FileMemory {
+    fn new(part_size: u64, budget: u64) -> Self {
+        let admitted = FILE_RANGE_MEMORY.min(part_size).min(budget).max(1);
+        Self {
+            admitted,
+            write_buffer: ((admitted / 2) as usize).max(4096),
+        }
+    }
+}
 
 /// Where a download goes; see [`Client::download`].
 pub struct Destination(Sink);
@@ -358,8 +374,9 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     let mut sink = destination.0;
     // What the first response needs to be read: a write buffer for a file; a writer takes
     // the bytes as they come.
+    let file_memory = FileMemory::new(options.part_size, budget.capacity());
     let first_memory = match sink {
-        Sink::File(_) => FILE_RANGE_MEMORY,
+        Sink::File(_) => file_memory.admitted,
         Sink::Writer(_) => 0,
     };
     let first_admission = budget
@@ -400,7 +417,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             _ => Verification::NotVerified(NotVerified::StoreSentNone),
         };
         let progress = PartProgress::new(control.progress.clone());
-        let received = receive_whole(&mut sink, body, &progress, &control)
+        let received = receive_whole(&mut sink, body, &progress, &control, file_memory)
             .await
             .map_err(fail)?;
         progress.commit(received);
@@ -480,6 +497,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         scheduler: DownloadScheduler::new(size, &download),
         mode,
         file: file.as_ref().map(|f| f.file.clone()),
+        file_memory,
         // Ranges are checksummed when their values combine (CRCs) or are the parts'.
         range_algorithm: match (&checksum, mode) {
             (_, Mode::Parts(algorithm)) => Some(algorithm),
@@ -640,6 +658,7 @@ async fn receive_whole(
     mut body: ObjectBody,
     progress: &PartProgress,
     control: &Control,
+    memory: FileMemory,
 ) -> Result<u64, Error> {
     let mut received = 0u64;
     match sink {
@@ -658,7 +677,7 @@ async fn receive_whole(
                 while let Some(chunk) = next_chunk(&mut body, control).await? {
                     progress.moved(chunk.len() as u64);
                     gathered.extend_from_slice(&chunk);
-                    if gathered.len() >= WRITE_BUFFER {
+                    if gathered.len() >= memory.write_buffer {
                         let len = gathered.len() as u64;
                         write_at(&file.file, received, gathered.split().freeze()).await?;
                         received += len;
@@ -843,6 +862,7 @@ struct Driver {
     scheduler: DownloadScheduler<Option<(Bytes, Admission)>>,
     mode: Mode,
     file: Option<Arc<std::fs::File>>,
+    file_memory: FileMemory,
     /// The algorithm each range is checksummed with, if any.
     range_algorithm: Option<ChecksumAlgorithm>,
     /// The object's hash over the bytes delivered in order (a writer, a hash checksum).
@@ -851,7 +871,8 @@ struct Driver {
     first: Option<(ObjectBody, Admission)>,
     tasks: JoinSet<Result<Fetched, Failed>>,
     waiting: VecDeque<RangeFetch>,
-    admitting: Option<AdmissionFuture>,
+    /// The range waiting for its memory.
+    admitting: Option<(RangeFetch, AdmissionFuture)>,
     /// Per range, in index order: its checksum and length.
     range_checksums: Vec<Option<(Checksum, u64)>>,
     requests: u32,
@@ -869,7 +890,10 @@ impl Driver {
 
     fn memory_needed(&self, fetch: &RangeFetch) -> u64 {
         match self.file {
-            Some(_) => FILE_RANGE_MEMORY.min(fetch.range.end - fetch.range.start),
+            Some(_) => self
+                .file_memory
+                .admitted
+                .min(fetch.range.end - fetch.range.start),
             None => fetch.range.end - fetch.range.start,
         }
     }
@@ -924,8 +948,7 @@ impl Driver {
                     self.scheduler.handle_cancel();
                 }
                 Wake::Admitted(admitted) => {
-                    self.admitting = None;
-                    let fetch = self.waiting.pop_front().expect("an admitted fetch");
+                    let (fetch, _) = self.admitting.take().expect("an admitted fetch");
                     match admitted {
                         Ok(admission) => self.start(fetch, admission),
                         Err(too_large) => {
@@ -945,7 +968,7 @@ impl Driver {
             if !self.cancel_seen && self.cancelled.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Wake::Cancelled);
             }
-            if let Some(admitting) = &mut self.admitting
+            if let Some((_, admitting)) = &mut self.admitting
                 && let Poll::Ready(admitted) = admitting.as_mut().poll(cx)
             {
                 return Poll::Ready(Wake::Admitted(admitted));
@@ -959,20 +982,22 @@ impl Driver {
         .await
     }
 
+    /// Starts range 0 from the first response, and asks the budget for the memory of the
+    /// next waiting range (one at a time, in order).
     fn start_waiting(&mut self) {
         while self.admitting.is_none()
-            && let Some(fetch) = self.waiting.front()
+            && let Some(fetch) = self.waiting.pop_front()
         {
             // Range 0 comes from the first response, already admitted.
             if fetch.index == 0 && fetch.attempt == 1 && self.first.is_some() {
-                let fetch = self.waiting.pop_front().expect("a front fetch");
                 let (body, admission) = self.first.take().expect("checked");
                 self.spawn(fetch, admission, Some(body));
                 continue;
             }
-            let needed = self.memory_needed(fetch);
+            let needed = self.memory_needed(&fetch);
             let budget = self.pinned.client.inner.transfer_memory.clone();
-            self.admitting = Some(Box::pin(async move { budget.admit(needed).await }));
+            let admit = Box::pin(async move { budget.admit(needed).await });
+            self.admitting = Some((fetch, admit));
         }
     }
 
@@ -988,7 +1013,10 @@ impl Driver {
         }
         let pinned = self.pinned.clone();
         let mode = self.mode;
-        let file = self.file.clone();
+        let file = self
+            .file
+            .clone()
+            .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
         let progress = PartProgress::new(self.control.progress.clone());
         self.tasks.spawn(async move {
@@ -1056,7 +1084,7 @@ async fn fetch_range(
     pinned: &Pinned,
     fetch: RangeFetch,
     mode: Mode,
-    file: Option<Arc<std::fs::File>>,
+    file: Option<(Arc<std::fs::File>, usize)>,
     algorithm: Option<ChecksumAlgorithm>,
     admission: Admission,
     first: Option<ObjectBody>,
@@ -1112,7 +1140,7 @@ async fn fetch_range(
     let mut checksummer = algorithm.map(s3_ops::Checksummer::new);
     let mut received = 0u64;
     let mut gathered = BytesMut::with_capacity(match file {
-        Some(_) => WRITE_BUFFER.min(len as usize),
+        Some((_, write_buffer)) => write_buffer.min(len as usize),
         None => len as usize,
     });
     while received < len {
@@ -1127,8 +1155,8 @@ async fn fetch_range(
             checksummer.update(&chunk);
         }
         gathered.extend_from_slice(&chunk);
-        if let Some(file) = &file
-            && gathered.len() >= WRITE_BUFFER
+        if let Some((file, write_buffer)) = &file
+            && gathered.len() >= *write_buffer
         {
             let offset = range.start + received - gathered.len() as u64;
             write_at(file, offset, gathered.split().freeze()).await?;
@@ -1151,7 +1179,7 @@ async fn fetch_range(
         ));
     }
     let data = match &file {
-        Some(file) => {
+        Some((file, _)) => {
             let offset = range.end - gathered.len() as u64;
             write_at(file, offset, gathered.freeze()).await?;
             drop(admission);

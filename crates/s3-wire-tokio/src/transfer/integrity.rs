@@ -7,7 +7,7 @@ use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ChecksumType, ObjectKey, S
 use s3_xml::ETag;
 
 use crate::client::Client;
-use crate::error::{Error, ErrorKind, TransportErrorKind};
+use crate::error::Error;
 
 /// How the bytes of a transfer were checked end to end, in its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,25 +84,15 @@ pub(crate) struct Expected<'a> {
     pub(crate) sse_customer_key: Option<&'a SseCustomerKey>,
 }
 
-/// True if a failed completion (CompleteMultipartUpload, a create-only PutObject) may have
-/// taken effect: an earlier attempt's answer was lost (a retry followed, or the connection
-/// broke), or the store no longer knows the upload (`NoSuchUpload`; s3s-fs answers
-/// `AccessDenied`).
+/// True if a failed completion (CompleteMultipartUpload, a create-only PutObject, a
+/// CopyObject) may have taken effect: an attempt's answer was lost, or the store no longer
+/// knows the upload (`NoSuchUpload`; s3s-fs answers `AccessDenied`), which is what a retry
+/// after a lost success answers.
 pub(crate) fn may_have_taken_effect(error: &Error) -> bool {
-    if error.attempts() > 1 {
-        return true;
-    }
-    match error.kind() {
-        ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
-        | ErrorKind::Timeout(_)
-        | ErrorKind::BodyLength { .. } => true,
-        _ => error.service_error().is_some_and(|service| {
-            matches!(
-                service.code.as_str(),
-                "NoSuchUpload" | "AccessDenied" | "InternalError"
-            )
-        }),
-    }
+    error.outcome_unknown()
+        || error
+            .service_error()
+            .is_some_and(|service| matches!(service.code.as_str(), "NoSuchUpload" | "AccessDenied"))
 }
 
 /// Whether the object under the key is the one this transfer wrote: HEAD it (checksum mode)

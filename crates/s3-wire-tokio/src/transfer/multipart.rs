@@ -19,6 +19,7 @@ use s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
 use s3_ops::ops::complete_multipart_upload::CompleteMultipartUpload;
 use s3_ops::ops::copy_source::CopySource;
 use s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
+use s3_ops::ops::list_multipart_uploads::ListMultipartUploads;
 use s3_ops::ops::upload_part::UploadPart;
 use s3_ops::ops::upload_part_copy::UploadPartCopy;
 use s3_ops::{
@@ -183,18 +184,6 @@ impl JournalWriter {
     }
 }
 
-/// Which action an action is, to notice that the front of the queue changed.
-fn action_kind(action: &Action<Receipt>) -> (u8, u32) {
-    match action {
-        Action::Create => (0, 0),
-        Action::ReadPart { number, .. } => (1, *number),
-        Action::UploadPart { number, .. } => (2, *number),
-        Action::Complete { .. } => (3, 0),
-        Action::Abort { .. } => (4, 0),
-        _ => (5, 0),
-    }
-}
-
 /// What the driver loop wakes up for.
 enum Wake {
     Cancelled,
@@ -245,9 +234,10 @@ pub(crate) struct Driver {
     buffers: HashMap<u32, (Bytes, Admission)>,
     progress: HashMap<u32, Arc<PartProgress>>,
     tasks: JoinSet<Event>,
-    /// Actions polled and not yet started: the first waits for memory (`admitting`).
+    /// Actions polled and not yet started.
     waiting: VecDeque<Action<Receipt>>,
-    admitting: Option<AdmissionFuture>,
+    /// The action waiting for its memory.
+    admitting: Option<(Action<Receipt>, AdmissionFuture)>,
     /// Runs while an abort waits for the requests in flight to settle.
     settle: Option<Pin<Box<tokio::time::Sleep>>>,
     settle_started: bool,
@@ -328,10 +318,11 @@ impl Driver {
             }
             if self.failure.is_some() {
                 // The upload is abandoned: parts not yet started never will be.
-                let before = self.waiting.front().map(action_kind);
-                self.waiting
-                    .retain(|a| !matches!(a, Action::ReadPart { .. } | Action::UploadPart { .. }));
-                if before != self.waiting.front().map(action_kind) {
+                let is_part = |a: &Action<Receipt>| {
+                    matches!(a, Action::ReadPart { .. } | Action::UploadPart { .. })
+                };
+                self.waiting.retain(|a| !is_part(a));
+                if self.admitting.as_ref().is_some_and(|(a, _)| is_part(a)) {
                     self.admitting = None;
                 }
             }
@@ -343,8 +334,7 @@ impl Driver {
                     self.scheduler.handle_cancel();
                 }
                 Wake::Admitted(admitted) => {
-                    self.admitting = None;
-                    let action = self.waiting.pop_front().expect("an admitted action");
+                    let (action, _) = self.admitting.take().expect("an admitted action");
                     match admitted {
                         Ok(admission) => self.start(action, Some(admission)),
                         Err(too_large) => self.refuse(action, budget_error(too_large)),
@@ -376,7 +366,7 @@ impl Driver {
             if !self.cancel_seen && self.cancelled.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Wake::Cancelled);
             }
-            if let Some(admitting) = &mut self.admitting
+            if let Some((_, admitting)) = &mut self.admitting
                 && let Poll::Ready(admitted) = admitting.as_mut().poll(cx)
             {
                 return Poll::Ready(Wake::Admitted(admitted));
@@ -405,23 +395,29 @@ impl Driver {
         .await
     }
 
-    /// Starts the waiting actions in order, up to the first one that needs memory.
+    /// Starts every waiting action that needs no memory, and asks the budget for the memory
+    /// of the first that does (one at a time, in order). An action that needs none never
+    /// waits behind one that does: the part whose upload frees memory may be behind the read
+    /// that waits for it.
     fn start_waiting(&mut self) {
-        while self.admitting.is_none()
-            && let Some(action) = self.waiting.front()
-        {
-            let needed = self.memory_needed(action);
+        let mut still_waiting = VecDeque::with_capacity(self.waiting.len());
+        while let Some(action) = self.waiting.pop_front() {
             if matches!(action, Action::Abort { .. }) && !self.settled() {
-                return;
-            }
-            if needed == 0 {
-                let action = self.waiting.pop_front().expect("a front action");
-                self.start(action, None);
+                still_waiting.push_back(action);
                 continue;
             }
-            let budget = self.target.client.inner.transfer_memory.clone();
-            self.admitting = Some(Box::pin(async move { budget.admit(needed).await }));
+            let needed = self.memory_needed(&action);
+            if needed == 0 {
+                self.start(action, None);
+            } else if self.admitting.is_none() {
+                let budget = self.target.client.inner.transfer_memory.clone();
+                let admit = Box::pin(async move { budget.admit(needed).await });
+                self.admitting = Some((action, admit));
+            } else {
+                still_waiting.push_back(action);
+            }
         }
+        self.waiting = still_waiting;
     }
 
     /// Whether the requests in flight settled (or had their time) for an abort to go: the
@@ -778,11 +774,91 @@ async fn create(target: &Target) -> Result<String, Error> {
             .checksum_algorithm(algorithm)
             .checksum_type(integrity::checksum_type(algorithm));
     }
-    Ok(target
-        .client
-        .create_multipart_upload(create)
-        .await?
-        .upload_id)
+    let started = tokio::time::Instant::now();
+    let mut lost = false;
+    let mut round = 1;
+    loop {
+        match target.client.send_telling(&create).await {
+            Ok((created, lost_in_this_round)) => {
+                if lost || lost_in_this_round {
+                    abort_lost_creates(target, &created.upload_id, started.elapsed()).await;
+                }
+                return Ok(created.upload_id);
+            }
+            // A lost answer may have created an upload that only a successful create can
+            // find (by its time next to the new one) and abort: try a few more rounds.
+            Err(error)
+                if error.outcome_unknown()
+                    && round < CLEANUP_ROUNDS
+                    && error.retry_class().is_retryable() =>
+            {
+                lost = true;
+                round += 1;
+                tokio::time::sleep(Duration::from_millis(100) * round).await;
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// Aborts the uploads of this key that a lost CreateMultipartUpload answer may have left:
+/// those the store initiated at most `within` (the time the retries took, plus a second of
+/// timestamp rounding) before `ours`. Best effort: a store without ListMultipartUploads
+/// leaves them to [`Client::abort_stale_uploads`].
+async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) {
+    let mut uploads = Vec::new();
+    for round in 1..=CLEANUP_ROUNDS {
+        let listing =
+            ListMultipartUploads::new(target.bucket.clone()).prefix(target.key.as_str().to_owned());
+        let mut pages = target.client.list_multipart_uploads_pages(listing);
+        uploads.clear();
+        let mut listed = true;
+        while let Some(page) = pages.next_page().await {
+            match page {
+                Ok(page) => uploads.extend(
+                    page.result
+                        .uploads
+                        .into_iter()
+                        .filter(|upload| upload.key == target.key.as_str()),
+                ),
+                Err(_) => {
+                    listed = false;
+                    break;
+                }
+            }
+        }
+        if listed {
+            break;
+        }
+        if round == CLEANUP_ROUNDS {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100) * round).await;
+    }
+    let initiated =
+        |upload: &s3_xml::MultipartUpload| upload.initiated.and_then(|at| at.to_system_time());
+    let Some(our_time) = uploads
+        .iter()
+        .find(|upload| upload.upload_id == ours)
+        .and_then(initiated)
+    else {
+        return;
+    };
+    let Some(earliest) = our_time.checked_sub(within + Duration::from_secs(1)) else {
+        return;
+    };
+    for upload in &uploads {
+        let lost = upload.upload_id != ours
+            && initiated(upload).is_some_and(|at| earliest <= at && at <= our_time);
+        if lost {
+            let abort = AbortMultipartUpload::new(
+                target.bucket.clone(),
+                target.key.clone(),
+                upload.upload_id.clone(),
+            );
+            let _ = target.client.abort_multipart_upload(abort).await;
+        }
+    }
 }
 
 /// The bytes of one part.
@@ -985,20 +1061,41 @@ async fn complete(
     }
 }
 
-/// Aborts the upload (bounded, retried by the client); an upload the store no longer knows
+/// Rounds of a cleanup request (each retried by the client's own policy) before it gives
+/// up — an abort, the listing that finds an upload a lost answer created, the create that
+/// lets it be found: leaving parts stored costs more than a few more requests.
+const CLEANUP_ROUNDS: u32 = 4;
+
+/// Aborts the upload: retried, and bounded in time; an upload the store no longer knows
 /// holds nothing.
 async fn abort(target: &Target, upload_id: String) -> Result<(), Error> {
-    let request = AbortMultipartUpload::new(target.bucket.clone(), target.key.clone(), upload_id);
-    match tokio::time::timeout(ABORT_LIMIT, target.client.abort_multipart_upload(request)).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(error))
-            if error
-                .service_error()
-                .is_some_and(|e| e.code == "NoSuchUpload") =>
-        {
-            Ok(())
+    let rounds = async {
+        let mut round = 1;
+        loop {
+            let request = AbortMultipartUpload::new(
+                target.bucket.clone(),
+                target.key.clone(),
+                upload_id.clone(),
+            );
+            match target.client.abort_multipart_upload(request).await {
+                Ok(_) => return Ok(()),
+                Err(error)
+                    if error
+                        .service_error()
+                        .is_some_and(|e| e.code == "NoSuchUpload") =>
+                {
+                    return Ok(());
+                }
+                Err(error) if round < CLEANUP_ROUNDS && error.retry_class().is_retryable() => {
+                    tokio::time::sleep(Duration::from_millis(100) * round).await;
+                    round += 1;
+                }
+                Err(error) => return Err(error),
+            }
         }
-        Ok(Err(error)) => Err(error),
+    };
+    match tokio::time::timeout(ABORT_LIMIT, rounds).await {
+        Ok(result) => result,
         Err(_) => Err(Error::timeout(crate::error::TimeoutKind::Operation(
             ABORT_LIMIT,
         ))),

@@ -340,6 +340,13 @@ fn stream_options(
             (options.part_size, carried.min(limits.max_object_size()))
         }
     };
+    let largest_read = part_size.saturating_add(1);
+    if largest_read > budget {
+        return Err(budget_error(TooLarge {
+            needed: largest_read,
+            capacity: budget,
+        }));
+    }
     let bounded = PartLimits::new(
         limits.min_part_size(),
         largest_part,
@@ -347,19 +354,11 @@ fn stream_options(
         max_object,
     )
     .map_err(plan_error)?;
-    let options = multipart_options(&TransferOptions {
+    multipart_options(&TransferOptions {
         part_size,
         limits: bounded,
         ..*options
-    })?;
-    let largest_read = options.part_size().saturating_add(1);
-    if largest_read > budget {
-        return Err(budget_error(TooLarge {
-            needed: largest_read,
-            capacity: budget,
-        }));
-    }
-    Ok(options)
+    })
 }
 
 pub(crate) fn budget_error(too_large: TooLarge) -> Error {

@@ -1,0 +1,830 @@
+//! Managed transfers against the fault store: a seeded campaign of hundreds of uploads (every
+//! source kind), downloads (to files and writers, from single-part, full-object and composite
+//! multipart objects) and copies, with faults injected into their requests — 503 SlowDown,
+//! 500, connection resets before and after the store acted, truncated and stalled answers,
+//! stalled uploads and errors inside a 200. Each transfer either stores (or delivers) exactly
+//! the source's bytes, or fails with a typed error and leaves no open multipart upload; the
+//! progress invariants hold at every observation and the memory budget is never exceeded.
+//!
+//! The other tests here pin down single behaviours: ranges pinned to the first response's
+//! ETag, per-part checksums of composite objects, ambiguous completions, the stale-upload
+//! sweep, a hard memory cap shared by concurrent transfers.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use s3_wire_tokio::s3_multipart_plan::PartLimits;
+use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
+use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
+use s3_wire_tokio::transfer::NotVerified;
+use s3_wire_tokio::{
+    Client, Destination, ErrorKind, Progress, RetryConfig, TransferErrorKind, UploadSource,
+    Verification,
+};
+use sha2::{Digest, Sha256};
+use support::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+
+const PART: u64 = 16 * 1024;
+const BUCKET: &str = "campaign";
+
+fn bucket() -> BucketName {
+    BucketName::new(BUCKET).unwrap()
+}
+
+fn key(name: &str) -> ObjectKey {
+    ObjectKey::new(name).unwrap()
+}
+
+fn limits() -> PartLimits {
+    PartLimits::new(PART, 5 << 30, 10_000, 5 << 40).unwrap()
+}
+
+fn retry(max_attempts: u32) -> RetryConfig {
+    RetryConfig::default()
+        .with_max_attempts(max_attempts)
+        .with_delays(Duration::from_millis(1), Duration::from_millis(20))
+        .with_budget_capacity(1_000_000)
+}
+
+fn store() -> FaultStore {
+    let store = FaultStore::start();
+    store.set_min_part_size(PART);
+    store
+}
+
+fn data(len: u64, seed: u64) -> Bytes {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// splitmix64: the campaign's own seeded choices.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Every progress snapshot a transfer reported, checked as it arrives.
+#[derive(Default)]
+struct Observed {
+    snapshots: usize,
+    last: Progress,
+    violations: Vec<String>,
+}
+
+fn watch(observed: &Arc<Mutex<Observed>>) -> impl Fn(Progress) + Send + Sync + 'static {
+    let observed = observed.clone();
+    move |progress: Progress| {
+        let mut seen = observed.lock().unwrap();
+        if progress.committed < seen.last.committed {
+            let message = format!("committed went down: {:?} -> {progress:?}", seen.last);
+            seen.violations.push(message);
+        }
+        if let Some(total) = progress.total
+            && progress.committed > total
+        {
+            seen.violations
+                .push(format!("committed above total: {progress:?}"));
+        }
+        seen.snapshots += 1;
+        seen.last = progress;
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Transfer {
+    Upload(SourceKind),
+    DownloadToFile,
+    DownloadToWriter,
+    Copy,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum SourceKind {
+    File,
+    Bytes,
+    ReaderKnown,
+    ReaderUnknown,
+    StreamKnown,
+    StreamUnknown,
+}
+
+const SOURCES: [SourceKind; 6] = [
+    SourceKind::File,
+    SourceKind::Bytes,
+    SourceKind::ReaderKnown,
+    SourceKind::ReaderUnknown,
+    SourceKind::StreamKnown,
+    SourceKind::StreamUnknown,
+];
+
+fn upload_source(
+    kind: SourceKind,
+    bytes: &Bytes,
+    directory: &std::path::Path,
+    name: &str,
+) -> UploadSource {
+    let len = Some(bytes.len() as u64);
+    let chunks = || support::Chunks(bytes.chunks(7_001).map(Bytes::copy_from_slice).collect());
+    match kind {
+        SourceKind::File => {
+            let path = directory.join(name.replace('/', "_"));
+            std::fs::write(&path, bytes).unwrap();
+            UploadSource::file(path)
+        }
+        SourceKind::Bytes => UploadSource::bytes(bytes.clone()),
+        SourceKind::ReaderKnown => UploadSource::reader(std::io::Cursor::new(bytes.clone()), len),
+        SourceKind::ReaderUnknown => {
+            UploadSource::reader(std::io::Cursor::new(bytes.clone()), None)
+        }
+        SourceKind::StreamKnown => UploadSource::stream(chunks(), len),
+        SourceKind::StreamUnknown => UploadSource::stream(chunks(), None),
+    }
+}
+
+/// What one campaign transfer ended as.
+enum Ended {
+    Stored,
+    Failed(String),
+}
+
+/// Runs transfer `index` of the campaign and checks its outcome. Returns how it ended, and
+/// panics on anything that is neither exact success nor a typed failure.
+async fn run_one(
+    client: Client,
+    store: Arc<FaultStore>,
+    directory: Arc<tempfile::TempDir>,
+    index: u64,
+    transfer: Transfer,
+    len: u64,
+) -> Ended {
+    let name = format!("t{index}");
+    let observed = Arc::new(Mutex::new(Observed::default()));
+    let bytes = data(len, index + 1);
+    let (result, expected_total) = match transfer {
+        Transfer::Upload(kind) => {
+            let source = upload_source(kind, &bytes, directory.path(), &name);
+            let result = client
+                .upload(bucket(), key(&name), source)
+                .part_size(PART)
+                .concurrency(3)
+                .part_limits(limits())
+                .single_request_limit(PART * 2)
+                .on_progress(watch(&observed))
+                .await
+                .map(|stored| stored.size);
+            (result, len)
+        }
+        Transfer::DownloadToFile | Transfer::DownloadToWriter | Transfer::Copy => {
+            // The object to read, put there directly (no faults on the way in).
+            let source_key = format!("{name}-source");
+            let part_sizes: Vec<u64> = (0..len.div_ceil(PART))
+                .map(|i| PART.min(len - i * PART))
+                .collect();
+            match index % 3 {
+                0 => store.insert_object(
+                    BUCKET,
+                    &source_key,
+                    bytes.clone(),
+                    Some(ChecksumAlgorithm::Crc64Nvme),
+                ),
+                1 if len > PART => store.insert_multipart_object(
+                    BUCKET,
+                    &source_key,
+                    bytes.clone(),
+                    &part_sizes,
+                    Some((ChecksumAlgorithm::Crc32c, ChecksumType::FullObject)),
+                ),
+                _ if len > PART => store.insert_multipart_object(
+                    BUCKET,
+                    &source_key,
+                    bytes.clone(),
+                    &part_sizes,
+                    Some((ChecksumAlgorithm::Sha256, ChecksumType::Composite)),
+                ),
+                _ => store.insert_object(
+                    BUCKET,
+                    &source_key,
+                    bytes.clone(),
+                    Some(ChecksumAlgorithm::Sha256),
+                ),
+            };
+            let result = match transfer {
+                Transfer::DownloadToFile => {
+                    let path = directory.path().join(&name);
+                    let got = client
+                        .download(bucket(), key(&source_key), path.as_path())
+                        .part_size(PART)
+                        .concurrency(3)
+                        .single_request_limit(PART * 2)
+                        .on_progress(watch(&observed))
+                        .await;
+                    match got {
+                        Ok(got) => {
+                            let on_disk = std::fs::read(&path).unwrap();
+                            assert_eq!(
+                                sha256(&on_disk),
+                                sha256(&bytes),
+                                "{name}: downloaded bytes"
+                            );
+                            Ok(got.size)
+                        }
+                        Err(error) => {
+                            assert!(!path.exists(), "{name}: a failed download left its target");
+                            Err(error)
+                        }
+                    }
+                }
+                Transfer::DownloadToWriter => {
+                    let (writer, mut reader) = tokio::io::duplex(64 * 1024);
+                    let collected = tokio::spawn(async move {
+                        let mut all = Vec::new();
+                        let _ = tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut all).await;
+                        all
+                    });
+                    let got = client
+                        .download(bucket(), key(&source_key), Destination::writer(writer))
+                        .part_size(PART)
+                        .concurrency(3)
+                        .single_request_limit(PART * 2)
+                        .on_progress(watch(&observed))
+                        .await;
+                    let all = collected.await.unwrap();
+                    if got.is_ok() {
+                        assert_eq!(sha256(&all), sha256(&bytes), "{name}: bytes to the writer");
+                    }
+                    got.map(|got| got.size)
+                }
+                _ => client
+                    .copy(
+                        CopySource::new(bucket(), key(&source_key)),
+                        bucket(),
+                        key(&name),
+                    )
+                    .part_size(PART)
+                    .concurrency(3)
+                    .part_limits(limits())
+                    .single_request_limit(PART * 2)
+                    .on_progress(watch(&observed))
+                    .await
+                    .map(|copied| copied.size),
+            };
+            (result, len)
+        }
+    };
+    let seen = observed.lock().unwrap();
+    assert!(
+        seen.violations.is_empty(),
+        "{name} {transfer:?}: {:?}",
+        seen.violations
+    );
+    match result {
+        Ok(size) => {
+            assert_eq!(size, expected_total, "{name}");
+            assert_eq!(
+                seen.last.committed, len,
+                "{name}: committed equals the total at success"
+            );
+            assert_eq!(
+                seen.last.in_flight, 0,
+                "{name}: nothing in flight at success"
+            );
+            if matches!(transfer, Transfer::Upload(_) | Transfer::Copy) {
+                let stored = store.object(BUCKET, &name).expect("the object exists");
+                assert_eq!(
+                    sha256(&stored.data),
+                    sha256(&bytes),
+                    "{name} {transfer:?}: stored bytes"
+                );
+            }
+            Ended::Stored
+        }
+        Err(error) => {
+            // A typed failure: a request's own kind, or the transfer's, never a panic; and it
+            // says what it cleaned up.
+            assert!(
+                error.transfer().is_some(),
+                "{name}: {error:?} says nothing of its cleanup"
+            );
+            let kind = match error.kind() {
+                ErrorKind::Service(service) => format!("Service({})", service.code),
+                ErrorKind::Transport(kind) => format!("Transport({kind:?})"),
+                ErrorKind::Timeout(_) => "Timeout".to_owned(),
+                ErrorKind::BodyLength { .. } => "BodyLength".to_owned(),
+                ErrorKind::Transfer(kind) => format!("Transfer({kind:?})"),
+                other => format!("{other:?}"),
+            };
+            if matches!(transfer, Transfer::Upload(_) | Transfer::Copy) {
+                // Nothing half-made: either no object, or (a lost answer after success that
+                // could not be resolved) exactly the source's bytes.
+                if let Some(stored) = store.object(BUCKET, &name) {
+                    assert_eq!(
+                        sha256(&stored.data),
+                        sha256(&bytes),
+                        "{name}: partial object"
+                    );
+                }
+            }
+            Ended::Failed(kind)
+        }
+    }
+}
+
+/// A campaign's results.
+struct Campaign {
+    transfers: u64,
+    kinds: BTreeMap<String, u64>,
+    ended: BTreeMap<String, u64>,
+}
+
+impl Campaign {
+    fn stored(&self) -> u64 {
+        self.ended.get("stored").copied().unwrap_or(0)
+    }
+}
+
+/// Runs `transfers` seeded transfers against `store` with `client`, six at a time.
+async fn campaign(
+    client: &Client,
+    store: &Arc<FaultStore>,
+    seed: u64,
+    first: u64,
+    transfers: u64,
+) -> Campaign {
+    let directory = Arc::new(tempfile::tempdir().unwrap());
+    let mut rng = Rng(seed);
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut result = Campaign {
+        transfers,
+        kinds: BTreeMap::new(),
+        ended: BTreeMap::new(),
+    };
+    for index in first..first + transfers {
+        let transfer = match rng.below(10) {
+            0..=5 => Transfer::Upload(SOURCES[rng.below(6) as usize]),
+            6 => Transfer::DownloadToFile,
+            7 => Transfer::DownloadToWriter,
+            _ => Transfer::Copy,
+        };
+        // Boundaries and a few parts: 0, 1, part − 1, part, part + 1, ..., 7.5 parts.
+        let len = match rng.below(8) {
+            0 => [0, 1, PART - 1, PART, PART + 1][rng.below(5) as usize],
+            _ => rng.below(PART * 15 / 2) + 1,
+        };
+        *result.kinds.entry(format!("{transfer:?}")).or_default() += 1;
+        tasks.spawn(run_one(
+            client.clone(),
+            store.clone(),
+            directory.clone(),
+            index,
+            transfer,
+            len,
+        ));
+        while tasks.len() >= 6 {
+            record(&mut result.ended, tasks.join_next().await.unwrap().unwrap());
+        }
+    }
+    while let Some(done) = tasks.join_next().await {
+        record(&mut result.ended, done.unwrap());
+    }
+    result
+}
+
+fn faulty_plan(seed: u64, probability: f64) -> FaultPlan {
+    let mut plan = FaultPlan::new(seed, probability);
+    for (kind, weight) in [
+        (FaultKind::SlowDown, 4),
+        (FaultKind::InternalError, 3),
+        (FaultKind::ResetBeforeApply, 3),
+        (FaultKind::ResetAfterApply, 3),
+        (FaultKind::TruncatedResponse, 3),
+        (FaultKind::StalledResponse, 1),
+        (FaultKind::StalledRequest, 1),
+        (FaultKind::ErrorIn200, 3),
+    ] {
+        plan = plan.kind(kind, weight);
+    }
+    plan
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cleanly() {
+    const MEMORY: u64 = 8 * PART;
+    let store = Arc::new(store());
+    let client_with = |attempts| {
+        store
+            .client_builder()
+            .retry(retry(attempts))
+            .stall_timeout(Duration::from_millis(800))
+            .transfer_memory(MEMORY)
+            .build()
+            .unwrap()
+    };
+    // Phase 1: 10% of requests fail, five attempts each: everything gets through.
+    store.set_faults(faulty_plan(0x5EED_2026, 0.1));
+    let client = client_with(5);
+    let gentle = campaign(&client, &store, 7, 0, 600).await;
+    let gentle_faults: u64 = store.fault_counts().values().sum();
+    // Phase 2: 30% of requests fail, two attempts each: many transfers fail, and each must
+    // fail cleanly.
+    store.set_faults(faulty_plan(0xBAD_5EED, 0.3));
+    let harsh_client = client_with(2);
+    let harsh = campaign(&harsh_client, &store, 11, 600, 200).await;
+    let leaked = store.open_uploads();
+    let faults = store.fault_counts();
+    let requests: u64 = store.request_counts().values().sum();
+    for (name, phase, client) in [
+        ("gentle", &gentle, &client),
+        ("harsh", &harsh, &harsh_client),
+    ] {
+        let memory = client.transfer_memory();
+        println!(
+            "campaign {name}: {} transfers ({:?}); {} succeeded, {} failed with typed errors \
+             ({:?}); memory high-water {} of {MEMORY} bytes",
+            phase.transfers,
+            phase.kinds,
+            phase.stored(),
+            phase.transfers - phase.stored(),
+            phase.ended,
+            memory.high_water,
+        );
+        assert!(memory.high_water <= MEMORY, "{memory:?}");
+        assert_eq!(memory.in_use, 0, "{memory:?}");
+    }
+    println!(
+        "campaign: {} faults injected ({faults:?}; {gentle_faults} in the gentle phase) in \
+         {requests} requests; leaked uploads {}; signature failures {}",
+        faults.values().sum::<u64>(),
+        leaked.len(),
+        store.signature_failures(),
+    );
+    assert!(leaked.is_empty(), "open uploads left behind: {leaked:?}");
+    assert_eq!(store.signature_failures(), 0);
+    assert!(
+        gentle_faults >= 300,
+        "the gentle phase injects enough faults: {faults:?}"
+    );
+    assert_eq!(
+        gentle.stored(),
+        gentle.transfers,
+        "five attempts get through: {:?}",
+        gentle.ended
+    );
+    assert!(
+        harsh.stored() < harsh.transfers && harsh.stored() > 0,
+        "the harsh phase has both outcomes: {:?}",
+        harsh.ended
+    );
+}
+
+fn record(ended: &mut BTreeMap<String, u64>, end: Ended) {
+    let label = match end {
+        Ended::Stored => "stored".to_owned(),
+        Ended::Failed(kind) => kind,
+    };
+    *ended.entry(label).or_default() += 1;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_complete_answer_is_resolved_from_the_stored_object() {
+    let store = store();
+    store.set_faults(FaultPlan::first_try(
+        FaultKind::ResetAfterApply,
+        [Op::CompleteMultipartUpload],
+    ));
+    let client = store.client_builder().retry(retry(3)).build().unwrap();
+    let bytes = data(PART * 3, 1);
+    let stored = client
+        .upload(
+            bucket(),
+            key("lost-complete"),
+            UploadSource::bytes(bytes.clone()),
+        )
+        .part_size(PART)
+        .part_limits(limits())
+        .single_request_limit(0)
+        .await
+        .expect("completed although the answer was lost");
+    assert_eq!(stored.parts, Some(3));
+    assert!(
+        matches!(stored.verification, Verification::FullObject(_)),
+        "{stored:?}"
+    );
+    let counts = store.request_counts();
+    // The retry found NoSuchUpload; a HEAD showed the object is ours; nothing was aborted.
+    assert_eq!(counts.get(&Op::CompleteMultipartUpload), Some(&2));
+    assert_eq!(counts.get(&Op::HeadObject), Some(&1));
+    assert_eq!(counts.get(&Op::AbortMultipartUpload), None);
+    assert_eq!(
+        sha256(&store.object(BUCKET, "lost-complete").unwrap().data),
+        sha256(&bytes)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_create_answer_costs_no_orphan_upload() {
+    let store = store();
+    store.set_faults(FaultPlan::first_try(
+        FaultKind::ResetAfterApply,
+        [Op::CreateMultipartUpload],
+    ));
+    let client = store.client_builder().retry(retry(3)).build().unwrap();
+    client
+        .upload(
+            bucket(),
+            key("lost-create"),
+            UploadSource::bytes(data(PART * 2, 2)),
+        )
+        .part_size(PART)
+        .part_limits(limits())
+        .single_request_limit(0)
+        .await
+        .expect("the retried create went on");
+    assert_eq!(
+        store.request_counts().get(&Op::CreateMultipartUpload),
+        Some(&2)
+    );
+    assert!(
+        store.open_uploads().is_empty(),
+        "{:?}",
+        store.open_uploads()
+    );
+    assert_eq!(
+        store.request_counts().get(&Op::AbortMultipartUpload),
+        Some(&1)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_the_download() {
+    let store = store();
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 6, 3);
+    store.insert_object(
+        BUCKET,
+        "pinned",
+        bytes.clone(),
+        Some(ChecksumAlgorithm::Crc64Nvme),
+    );
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("pinned");
+    let got = client
+        .download(bucket(), key("pinned"), path.as_path())
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap();
+    assert_eq!(got.requests, 6);
+    assert!(
+        matches!(got.verification, Verification::FullObject(_)),
+        "{got:?}"
+    );
+    let etag = got.etag.unwrap();
+    let gets: Vec<_> = store
+        .requests()
+        .into_iter()
+        .filter(|r| r.operation == Op::GetObject)
+        .collect();
+    assert_eq!(gets.len(), 6);
+    for get in &gets[1..] {
+        assert_eq!(get.header("if-match"), Some(etag.as_str()), "{get:?}");
+        assert!(get.header("range").is_some(), "{get:?}");
+    }
+
+    // The object is replaced while the download runs (after its first answer): no range of
+    // the new object is accepted and nothing is left at the target.
+    std::fs::write(&path, b"previous contents").unwrap();
+    store.clear_requests();
+    let replaced = Arc::new(store);
+    let replacer = replaced.clone();
+    let client2 = client.clone();
+    let download = client2
+        .download(bucket(), key("pinned"), path.as_path())
+        .part_size(PART)
+        .concurrency(1)
+        .single_request_limit(PART)
+        .on_progress(move |progress| {
+            if progress.committed >= PART && progress.committed < 2 * PART {
+                replacer.insert_object(BUCKET, "pinned", data(PART * 6, 4), None);
+            }
+        })
+        .await;
+    let error = download.expect_err("the object changed");
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Transfer(TransferErrorKind::ObjectChanged)
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"previous contents",
+        "the target is untouched"
+    );
+    assert_eq!(
+        std::fs::read_dir(directory.path()).unwrap().count(),
+        1,
+        "no temporary file is left"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn composite_objects_are_verified_part_by_part_and_full_object_ones_by_combined_crcs() {
+    let store = store();
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 4 + 100, 5);
+    let sizes = [PART, PART, PART, PART, 100];
+    store.insert_multipart_object(
+        BUCKET,
+        "composite",
+        bytes.clone(),
+        &sizes,
+        Some((ChecksumAlgorithm::Sha256, ChecksumType::Composite)),
+    );
+    store.insert_multipart_object(
+        BUCKET,
+        "full",
+        bytes.clone(),
+        &sizes,
+        Some((ChecksumAlgorithm::Crc64Nvme, ChecksumType::FullObject)),
+    );
+    let (writer, mut reader) = tokio::io::duplex(1 << 20);
+    let reading = tokio::spawn(async move {
+        let mut all = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut all)
+            .await
+            .unwrap();
+        all
+    });
+    let got = client
+        .download(bucket(), key("composite"), Destination::writer(writer))
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap();
+    assert_eq!(reading.await.unwrap(), bytes);
+    assert_eq!(
+        got.verification,
+        Verification::PerPart {
+            algorithm: ChecksumAlgorithm::Sha256,
+            parts: 5
+        }
+    );
+    let part_gets = store
+        .requests()
+        .into_iter()
+        .filter(|r| r.operation == Op::GetObject && r.query.contains("partNumber"))
+        .count();
+    assert_eq!(
+        part_gets, 5,
+        "every part fetched by number, with its checksum"
+    );
+
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("full");
+    let got = client
+        .download(bucket(), key("full"), path.as_path())
+        .part_size(PART * 2)
+        .single_request_limit(PART)
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert!(
+        matches!(got.verification, Verification::FullObject(c) if c.algorithm() == ChecksumAlgorithm::Crc64Nvme)
+    );
+
+    // Without checksums, the result says so.
+    store.insert_object(BUCKET, "plain", bytes.clone(), None);
+    let got = client
+        .download(
+            bucket(),
+            key("plain"),
+            directory.path().join("plain").as_path(),
+        )
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap();
+    assert_eq!(
+        got.verification,
+        Verification::NotVerified(NotVerified::StoreSentNone)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_uploads_are_swept_and_young_ones_kept() {
+    let store = store();
+    let client = store.client_builder().build().unwrap();
+    use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
+    for name in ["logs/a", "logs/b", "other/c"] {
+        client
+            .create_multipart_upload(CreateMultipartUpload::new(bucket(), key(name)))
+            .await
+            .unwrap();
+    }
+    store.age_uploads(Duration::from_secs(3 * 3600));
+    client
+        .create_multipart_upload(CreateMultipartUpload::new(bucket(), key("logs/young")))
+        .await
+        .unwrap();
+    let swept = client
+        .abort_stale_uploads(&bucket(), "logs/", Duration::from_secs(3600))
+        .await
+        .unwrap();
+    let mut aborted: Vec<_> = swept.aborted.iter().map(|u| u.key.clone()).collect();
+    aborted.sort();
+    assert_eq!(aborted, ["logs/a", "logs/b"]);
+    assert_eq!(swept.kept, 1);
+    assert!(swept.failed.is_empty());
+    let mut open: Vec<_> = store.open_uploads().into_iter().map(|u| u.key).collect();
+    open.sort();
+    assert_eq!(open, ["logs/young", "other/c"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_transfers_never_hold_more_than_the_client_budget() {
+    const MEMORY: u64 = 3 * PART;
+    let store = store();
+    let client = store
+        .client_builder()
+        .transfer_memory(MEMORY)
+        .build()
+        .unwrap();
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..8u64 {
+        let client = client.clone();
+        let bytes = data(PART * 6, 100 + index);
+        tasks.spawn(async move {
+            client
+                .upload(
+                    bucket(),
+                    key(&format!("budget/{index}")),
+                    UploadSource::stream(
+                        support::Chunks(bytes.chunks(5_000).map(Bytes::copy_from_slice).collect()),
+                        None,
+                    ),
+                )
+                .part_size(PART)
+                .concurrency(4)
+                .part_limits(limits())
+                .single_request_limit(PART)
+                .await
+                .map(|stored| stored.size)
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        assert_eq!(done.unwrap().unwrap(), PART * 6);
+    }
+    let memory = client.transfer_memory();
+    assert!(memory.high_water <= MEMORY, "{memory:?}");
+    assert!(
+        memory.high_water > PART,
+        "parts were held concurrently: {memory:?}"
+    );
+    assert_eq!(memory.in_use, 0);
+    // A part larger than the whole budget is refused before anything is sent.
+    let error = client
+        .upload(
+            bucket(),
+            key("budget/too-large"),
+            UploadSource::reader(std::io::Cursor::new(data(PART * 8, 9)), None),
+        )
+        .part_size(PART * 4)
+        .part_limits(limits())
+        .single_request_limit(PART)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Transfer(TransferErrorKind::MemoryBudget { .. })
+        ),
+        "{error:?}"
+    );
+}
