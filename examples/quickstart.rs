@@ -8,8 +8,9 @@
 //! profile's `endpoint_url`) it starts the embedded `local-s3` server on
 //! 127.0.0.1 and uses that; otherwise it uses the configured endpoint with the
 //! credentials and region of the standard AWS environment. It creates a
-//! bucket, uploads a small object and a 64 MiB file, streams the file back and
-//! verifies its SHA-256, lists, presigns a GET and fetches it with plain
+//! bucket, uploads a small object, uploads a 64 MiB file as a managed multipart
+//! upload with progress, downloads it in parallel and verifies its SHA-256,
+//! streams it back once more, lists, presigns a GET and fetches it with plain
 //! reqwest, copies, and deletes everything it created.
 
 use std::io::Write;
@@ -20,10 +21,10 @@ use sha2::{Digest, Sha256};
 
 use s3_wire::credentials::{ProcessEnv, SharedConfig};
 use s3_wire::ops::{
-    CopyObject, CopySource, CreateBucket, DeleteBucket, DeleteObject, GetObject, HeadObject,
-    ListObjectsV2, PutObject,
+    CopySource, CreateBucket, DeleteBucket, DeleteObject, GetObject, HeadObject, ListObjectsV2,
+    PutObject,
 };
-use s3_wire::{Body, Client, bucket, key};
+use s3_wire::{Client, Progress, UploadSource, bucket, key};
 
 const LARGE_FILE_SIZE: u64 = 64 * 1024 * 1024;
 
@@ -98,13 +99,63 @@ async fn run(client: Client, embedded: bool) -> Result<(), AnyError> {
     .await?;
     let _cleanup = RemoveOnDrop(path.clone());
 
-    step("put 64 MiB file", Some(LARGE_FILE_SIZE), async {
-        let body = Body::from_file(&path).await?;
-        client
-            .put_object(PutObject::new(bucket.clone(), large_key.clone()), body)
-            .await
-    })
+    // Notes when each quarter of the upload was acknowledged by the store.
+    let started = Instant::now();
+    let milestones = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = milestones.clone();
+    let stored = step(
+        "upload 64 MiB file (multipart)",
+        Some(LARGE_FILE_SIZE),
+        async {
+            client
+                .upload(bucket.clone(), large_key.clone(), UploadSource::file(&path))
+                .on_progress(move |progress: Progress| {
+                    let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
+                    let quarter = progress.committed * 4 / LARGE_FILE_SIZE;
+                    if quarter as usize > seen.len() {
+                        seen.push((started.elapsed(), progress));
+                    }
+                })
+                .await
+        },
+    )
     .await?;
+    for (at, progress) in milestones.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        println!(
+            "    {:>4.0} ms: {:>2} MiB acknowledged, {:>2} MiB in flight",
+            at.as_secs_f64() * 1000.0,
+            progress.committed >> 20,
+            progress.in_flight >> 20
+        );
+    }
+    println!(
+        "    {} parts; {}",
+        stored.parts.unwrap_or(1),
+        stored.verification
+    );
+
+    let download_path = path.with_extension("download");
+    let _cleanup_download = RemoveOnDrop(download_path.clone());
+    let downloaded = step(
+        "download 64 MiB in parallel",
+        Some(LARGE_FILE_SIZE),
+        async {
+            client
+                .download(bucket.clone(), large_key.clone(), download_path.as_path())
+                .await
+        },
+    )
+    .await?;
+    let downloaded_sha256: [u8; 32] = Sha256::digest(std::fs::read(&download_path)?).into();
+    if downloaded_sha256 != expected_sha256 {
+        return Err("SHA-256 of the downloaded file differs from the uploaded file".into());
+    }
+    println!(
+        "    {} ranged GETs; SHA-256 of the file matches the upload ({}); checksum {}",
+        downloaded.requests,
+        hex(&downloaded_sha256),
+        downloaded.verification
+    );
 
     let head = step("head 64 MiB object", None, async {
         client
@@ -173,11 +224,11 @@ async fn run(client: Client, embedded: bool) -> Result<(), AnyError> {
 
     step("copy object", None, async {
         client
-            .copy_object(CopyObject::new(
+            .copy(
                 CopySource::new(bucket.clone(), small_key.clone()),
                 bucket.clone(),
                 copy_key.clone(),
-            ))
+            )
             .await
     })
     .await?;

@@ -35,9 +35,11 @@ pub use s3_sigv4 as sigv4;
 pub use s3_xml as xml;
 
 pub use s3_wire_tokio::{
-    Body, ByteStream, Client, ClientBuilder, DEFAULT_REGION, Error, ErrorKind, GetObjectResponse,
-    ObjectBody, ObjectReader, Paginated, Paginator, RetryConfig, TimeoutKind, Timeouts,
-    TransportErrorKind, bucket, credentials, key,
+    Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, Error,
+    ErrorKind, GetObjectResponse, ObjectBody, ObjectReader, Paginated, Paginator, Progress,
+    RetryConfig, TimeoutKind, Timeouts, TransferErrorKind, TransferFailure, TransferHandle,
+    TransferOptions, TransportErrorKind, UploadSource, Verification, bucket, credentials, key,
+    transfer,
 };
 
 /// The README's example compiles (run by `cargo test --doc`).

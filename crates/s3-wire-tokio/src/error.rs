@@ -133,8 +133,8 @@ pub enum Cleanup {
     /// Aborting the multipart upload failed (the message says why): its parts stay stored
     /// until it is aborted (`Client::abort_stale_uploads`) or a lifecycle rule expires it.
     AbortFailed(String),
-    /// The upload was left open on purpose with its resume journal at this path:
-    /// `Client::resume_upload` continues it.
+    /// The upload was left open on purpose with its resume journal at this path: the same
+    /// upload with the same journal (`UploadBuilder::journal`) continues it.
     KeptForResume(std::path::PathBuf),
 }
 
@@ -450,7 +450,7 @@ impl fmt::Display for Error {
                 )?,
                 Cleanup::KeptForResume(journal) => write!(
                     f,
-                    "; the upload was kept for resume_upload with journal {}",
+                    "; the upload was kept, to be continued with its journal {}",
                     journal.display()
                 )?,
             }

@@ -41,6 +41,45 @@
 //! # Ok(()) }
 //! ```
 //!
+//! **Managed transfers** ([`transfer`]): [`Client::upload`] from a file (parts read
+//! concurrently by position), bytes, or a stream / `AsyncRead` of known or unknown length;
+//! [`Client::download`] in parallel to a file (written by position into a temporary file,
+//! renamed into place only when complete) or to a writer in order; [`Client::copy`]. Each
+//! returns a builder to `.await`, or to [`start`](transfer::UploadBuilder::start) for a
+//! [`TransferHandle`] with [`Progress`] and cancellation:
+//!
+//! ```no_run
+//! use s3_wire_tokio::{Client, UploadSource, bucket, key};
+//!
+//! # async fn demo(client: Client) -> Result<(), s3_wire_tokio::Error> {
+//! let upload = client
+//!     .upload(bucket("backups")?, key("disk.img")?, UploadSource::file("disk.img"))
+//!     .part_size(16 << 20)
+//!     .concurrency(8)
+//!     .journal("disk.img.s3w-journal") // rerun after a crash: only missing parts are sent
+//!     .start();
+//! while !upload.is_finished() {
+//!     let progress = upload.progress(); // committed never goes back, in_flight is exact
+//!     println!("{} of {:?} bytes stored", progress.committed, progress.total);
+//!     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+//! }
+//! let stored = upload.await?;
+//! println!("{:?} ({:?})", stored.etag, stored.verification); // what the store confirmed
+//!
+//! let got = client
+//!     .download(bucket("backups")?, key("disk.img")?, std::path::Path::new("copy.img"))
+//!     .await?;
+//! println!("{} bytes in {} GETs, {:?}", got.size, got.requests, got.verification);
+//! # Ok(()) }
+//! ```
+//!
+//! Every byte of part data the transfers of a client hold is admitted against one memory
+//! budget ([`ClientBuilder::transfer_memory`]) before its request is sent; every part carries
+//! a checksum (CRC64NVME by default: for multipart uploads the client combines the part CRCs
+//! into the full-object value the store checks); downloads pin every range to the first
+//! answer's ETag and verify what the store's checksums allow, and say so
+//! ([`Verification`]). A failure says what it cleaned up ([`Error::transfer`]).
+//!
 //! **Requests.** Every attempt is built by `s3-ops`, signed anew by
 //! `s3-sigv4` (one signer and signing-key cache per client) and sent over one
 //! shared connection pool (`reqwest`, rustls with the `ring` provider and the

@@ -2,6 +2,8 @@
 //! checksum of a multipart object from its parts, and how an ambiguous completion is
 //! resolved (the answer was lost; did the object get stored?).
 
+use std::fmt;
+
 use s3_ops::ops::head_object::{HeadObject, ObjectHead};
 use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ChecksumType, ObjectKey, SseCustomerKey};
 use s3_xml::ETag;
@@ -44,6 +46,36 @@ pub enum NotVerified {
     CompositeNotByParts,
     /// The store's checksum uses another algorithm than the one computed here.
     OtherAlgorithm,
+}
+
+impl fmt::Display for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::FullObject(checksum) => write!(
+                f,
+                "verified: full-object {} {}",
+                checksum.algorithm(),
+                checksum.to_base64()
+            ),
+            Self::PerPart { algorithm, parts } => {
+                write!(f, "verified: {algorithm} of each of {parts} parts")
+            }
+            Self::NotVerified(why) => write!(f, "not verified: {why}"),
+        }
+    }
+}
+
+impl fmt::Display for NotVerified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Disabled => "checksums are off for this transfer",
+            Self::StoreSentNone => "the store returned no checksum to compare with",
+            Self::CompositeNotByParts => {
+                "the object's composite checksum could not be checked part by part"
+            }
+            Self::OtherAlgorithm => "the store's checksum uses another algorithm",
+        })
+    }
 }
 
 /// The checksum type of a multipart upload with `algorithm`: full-object for the CRCs (the

@@ -14,7 +14,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
-use s3_multipart_plan::{Action, CompletedParts, FailureReason, Outcome, UploadScheduler};
+use s3_multipart_plan::{
+    Action, CompletedParts, FailureReason, Outcome, UploadScheduler, UploadSnapshot,
+};
 use s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
 use s3_ops::ops::complete_multipart_upload::CompleteMultipartUpload;
 use s3_ops::ops::copy_source::CopySource;
@@ -175,6 +177,14 @@ impl JournalWriter {
         }
     }
 
+    /// Waits for the write in progress, then writes `snapshot`: the journal's last version.
+    async fn finish(&mut self, snapshot: &UploadSnapshot<Receipt>) -> Result<(), Error> {
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.await;
+        }
+        journal::write(self.path.clone(), self.header.text(snapshot)).await
+    }
+
     /// Waits for the write in progress, then removes the journal.
     async fn remove(&mut self) -> Result<(), Error> {
         if let Some(writing) = self.writing.take() {
@@ -245,7 +255,10 @@ pub(crate) struct Driver {
     journal: Option<JournalWriter>,
     failure: Option<Error>,
     abort_error: Option<String>,
-    kept_for_resume: bool,
+    /// The journal's last snapshot, once the upload is kept for resumption.
+    kept_for_resume: Option<UploadSnapshot<Receipt>>,
+    /// Set when starting an action reported a result to the scheduler.
+    reported: bool,
     completion: Option<Completion>,
     full_checksum: Option<Checksum>,
     /// The composite value (`base64-N`) of an upload with a hash algorithm.
@@ -279,7 +292,8 @@ impl Driver {
             journal: None,
             failure: None,
             abort_error: None,
-            kept_for_resume: false,
+            kept_for_resume: None,
+            reported: false,
             completion: None,
             full_checksum: None,
             composite: None,
@@ -327,6 +341,11 @@ impl Driver {
                 }
             }
             self.start_waiting();
+            if std::mem::take(&mut self.reported) {
+                // Starting an action reported a result (a Complete refused before it was
+                // sent, an upload kept for resumption): poll the scheduler again.
+                continue;
+            }
             match self.next_wake().await {
                 Wake::Cancelled => {
                     self.cancel_seen = true;
@@ -529,9 +548,10 @@ impl Driver {
                         )
                     });
                 if self.journal.is_some() && resumable {
-                    // Kept open for `resume`, with its journal.
-                    self.kept_for_resume = true;
+                    // Kept open for the next run, with a journal of every part stored.
+                    self.kept_for_resume = self.scheduler.snapshot();
                     let _ = self.scheduler.handle_abort_failed();
+                    self.reported = true;
                     return;
                 }
                 let upload_id = self.upload_id();
@@ -575,6 +595,7 @@ impl Driver {
             Err(error) => {
                 self.fail(error);
                 let _ = self.scheduler.handle_complete_failed(false);
+                self.reported = true;
                 return;
             }
         };
@@ -740,13 +761,15 @@ impl Driver {
                 });
             }
             Outcome::Aborted { .. } => Cleanup::Aborted,
-            Outcome::AbortFailed { .. } if self.kept_for_resume => {
-                let journal = self
-                    .journal
-                    .as_ref()
-                    .map(|j| j.path.clone())
-                    .unwrap_or_default();
-                Cleanup::KeptForResume(journal)
+            Outcome::AbortFailed { .. } if self.kept_for_resume.is_some() => {
+                let snapshot = self.kept_for_resume.take().expect("checked");
+                let mut journal = self.journal.take().expect("kept uploads have a journal");
+                // The next run must find every part acknowledged, and no write may land
+                // after this returns.
+                if let Err(error) = journal.finish(&snapshot).await {
+                    self.fail(error);
+                }
+                Cleanup::KeptForResume(journal.path)
             }
             Outcome::AbortFailed { .. } => {
                 Cleanup::AbortFailed(self.abort_error.take().unwrap_or_default())
