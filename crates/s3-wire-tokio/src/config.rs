@@ -287,8 +287,9 @@ impl ClientBuilder {
     /// for part data: stream part buffers, download reorder and write buffers. Every part
     /// is admitted before its request is sent, so no number of concurrent transfers can go
     /// past it. Default: `part_size × concurrency` of the transfer options (64 MiB with the
-    /// defaults). A stream's parts never grow past it, which bounds the largest stream of
-    /// unknown length to 10,000 × this (64 MiB: 625 GiB).
+    /// defaults). The parts of a stream never grow past it, so it also bounds the longest
+    /// stream of unknown length: 90% of 10,000 parts of this size (562 GiB at 64 MiB; S3's
+    /// 5 TiB object limit from about 600 MiB).
     pub fn transfer_memory(mut self, bytes: u64) -> Self {
         self.transfers.memory = Some(bytes);
         self

@@ -297,11 +297,11 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
     }
 }
 
-/// The planner's options for a stream. Its parts never outgrow the memory budget, and
-/// they grow as slowly as the unbounded S3 schedule would until they reach it; the largest
-/// stream is what 10,000 such parts carry (5 TiB needs a budget of about 1 GiB; 64 MiB
-/// carries about 400 GiB). A stream of announced length is planned for exactly that length:
-/// uniform parts, and a longer stream is detected as too large.
+/// The planner's options for a stream. Its parts never outgrow the memory budget and grow
+/// as late as they can: the largest stream of unknown length is 90% of what 10,000
+/// budget-sized parts carry (562 GiB with the default 64 MiB; S3's 5 TiB from about 600 MiB).
+/// A stream of announced length is planned for exactly that length: uniform parts, and a
+/// longer stream is detected as too large.
 fn stream_options(
     options: &TransferOptions,
     announced: Option<u64>,
@@ -332,12 +332,11 @@ fn stream_options(
                 .part_size();
             (part_size, exact.max_object_size())
         }
+        // Aim at 90% of what 10,000 budget-sized parts carry: the planner then grows the
+        // parts as late as that allows (all at the cap could never start small).
         None => {
-            let unbounded = StreamPlan::new(&multipart_options(options)?);
-            let carried = (1..=limits.max_parts()).fold(0u64, |total, number| {
-                total.saturating_add(unbounded.part_size(number).min(largest_part))
-            });
-            (options.part_size, carried.min(limits.max_object_size()))
+            let full = largest_part.saturating_mul(u64::from(limits.max_parts()));
+            (options.part_size, (full / 10 * 9).min(limits.max_object_size()))
         }
     };
     let largest_read = part_size.saturating_add(1);
@@ -696,4 +695,69 @@ async fn part_matches_file(
     .map_err(|e| Error::request_body(format!("file read task failed: {e}")))?
     .map_err(|e| Error::request_body("reading the file failed").with_source(e))?;
     Ok(computed.0 == len && computed.1 == recorded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use s3_multipart_plan::MIB;
+
+    const GIB: u64 = 1 << 30;
+    const TIB: u64 = 1 << 40;
+
+    fn largest_stream(budget: u64) -> u64 {
+        let options = stream_options(&TransferOptions::default(), None, budget).unwrap();
+        StreamPlan::new(&options).maximum_stream_size()
+    }
+
+    #[test]
+    fn a_stream_of_unknown_length_grows_its_parts_late_and_never_past_the_budget() {
+        let options = stream_options(&TransferOptions::default(), None, 64 * MIB).unwrap();
+        let plan = StreamPlan::new(&options);
+        assert_eq!(plan.part_size(1), 8 * MIB);
+        // The first 3.7 GiB go in 8 MiB parts...
+        assert!(plan.doubling_interval() >= 470, "{plan:?}");
+        // ... and no part outgrows the budget (one byte under it: the last read asks one more).
+        assert!(plan.part_size(10_000) < 64 * MIB);
+        // No fixed ceiling: the budget sets it (90% of 10,000 parts at the budget).
+        assert!((560 * GIB..565 * GIB).contains(&largest_stream(64 * MIB)));
+        assert_eq!(largest_stream(600 * MIB), 5 * TIB);
+        assert_eq!(largest_stream(6 * GIB), 5 * TIB);
+    }
+
+    #[test]
+    fn a_stream_of_announced_length_gets_uniform_parts_or_a_clear_refusal() {
+        let options =
+            stream_options(&TransferOptions::default(), Some(18 * MIB), 64 * MIB).unwrap();
+        let plan = StreamPlan::new(&options);
+        assert_eq!(
+            (plan.part_size(1), plan.part_size(3)),
+            (8 * MIB, 8 * MIB)
+        );
+        assert_eq!(plan.maximum_stream_size(), 18 * MIB, "one byte more is too long");
+        // 1 TiB in 10,000 parts needs 105 MiB parts: more than a 64 MiB budget allows.
+        let error = stream_options(&TransferOptions::default(), Some(TIB), 64 * MIB).unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                crate::ErrorKind::Transfer(TransferErrorKind::TooLarge { .. })
+            ),
+            "{error:?}"
+        );
+        let roomy = stream_options(&TransferOptions::default(), Some(TIB), GIB).unwrap();
+        assert_eq!(roomy.part_size(), 105 * MIB);
+        // A part size above the budget is refused before anything is read.
+        let big_parts = TransferOptions {
+            part_size: 64 * MIB,
+            ..TransferOptions::default()
+        };
+        let error = stream_options(&big_parts, None, 64 * MIB).unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                crate::ErrorKind::Transfer(TransferErrorKind::MemoryBudget { .. })
+            ),
+            "{error:?}"
+        );
+    }
 }
