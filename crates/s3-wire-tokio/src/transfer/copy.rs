@@ -3,7 +3,6 @@
 //! integrity rules as uploads. Every request is pinned to the source's ETag
 //! (`x-amz-copy-source-if-match`), so a source replaced mid-copy fails the copy.
 
-use std::future::IntoFuture;
 use std::sync::Arc;
 
 use s3_multipart_plan::UploadScheduler;
@@ -16,9 +15,11 @@ use crate::error::{Cleanup, Error, TransferErrorKind};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
 use crate::transfer::multipart::{Driver, Parts, Target, copy_source_changed};
-use crate::transfer::progress::{Listener, PartProgress, ProgressState};
+use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::upload::UploadOutput;
-use crate::transfer::{TransferOptions, multipart_options, plan_error, transfer_option_setters};
+use crate::transfer::{
+    TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,
+};
 
 /// What a successful copy stored (the same fields as an upload's).
 pub type CopyOutput = UploadOutput;
@@ -81,20 +82,12 @@ impl CopyBuilder {
 
     /// Starts the copy as a task; must be called within a Tokio runtime.
     pub fn start(self) -> TransferHandle<CopyOutput> {
-        let progress = ProgressState::new(None, self.listener.clone());
-        let control = Control::new(progress);
-        TransferHandle::spawn(control.clone(), run(self, control))
+        let listener = self.listener.clone();
+        TransferHandle::start(None, listener, |control| run(self, control))
     }
 }
 
-impl IntoFuture for CopyBuilder {
-    type Output = Result<CopyOutput, Error>;
-    type IntoFuture = TransferHandle<CopyOutput>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        self.start()
-    }
-}
+await_starts!(CopyBuilder => CopyOutput);
 
 async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, Error> {
     let CopyBuilder {

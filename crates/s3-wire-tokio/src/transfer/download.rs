@@ -9,7 +9,7 @@
 //! client's memory budget.
 
 use std::collections::VecDeque;
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -25,7 +25,6 @@ use s3_ops::{
 };
 use s3_xml::ETag;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::task::JoinSet;
 
 use crate::client::Client;
 use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure};
@@ -33,8 +32,9 @@ use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, NotVerified, Verification};
-use crate::transfer::progress::{Listener, PartProgress, ProgressState};
-use crate::transfer::{TransferOptions, transfer_option_setters};
+use crate::transfer::progress::{Listener, PartProgress};
+use crate::transfer::wake::{Waits, Wake};
+use crate::transfer::{TransferOptions, await_starts, transfer_option_setters};
 use futures_core::Stream as _;
 
 /// The most a range in flight to a file holds: the bytes gathered for one positioned write
@@ -192,20 +192,12 @@ impl DownloadBuilder {
 
     /// Starts the download as a task; must be called within a Tokio runtime.
     pub fn start(self) -> TransferHandle<DownloadOutput> {
-        let progress = ProgressState::new(None, self.listener.clone());
-        let control = Control::new(progress);
-        TransferHandle::spawn(control.clone(), run(self, control))
+        let listener = self.listener.clone();
+        TransferHandle::start(None, listener, |control| run(self, control))
     }
 }
 
-impl IntoFuture for DownloadBuilder {
-    type Output = Result<DownloadOutput, Error>;
-    type IntoFuture = TransferHandle<DownloadOutput>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        self.start()
-    }
-}
+await_starts!(DownloadBuilder => DownloadOutput);
 
 /// The object every range must come from.
 struct Pinned {
@@ -516,14 +508,12 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             _ => None,
         },
         first: first_range,
-        tasks: JoinSet::new(),
+        waits: Waits::new(&control),
         waiting: VecDeque::new(),
-        admitting: None,
         range_checksums: Vec::new(),
         requests: 0,
         failure: None,
         cancelled: control.watch(),
-        cancel_seen: false,
     };
     let result = driver.run(&mut sink).await;
     let requests = driver.requests;
@@ -839,21 +829,12 @@ struct Fetched {
     len: u64,
 }
 
-/// What the download loop wakes up for.
-enum Wake {
-    Cancelled,
-    Admitted(Result<Admission, TooLarge>),
-    Finished(Result<Fetched, Failed>),
-}
-
 /// A range that failed, with its progress to take back.
 struct Failed {
     index: usize,
     error: Error,
     progress: Arc<PartProgress>,
 }
-
-type AdmissionFuture = Pin<Box<dyn Future<Output = Result<Admission, TooLarge>> + Send>>;
 
 struct Driver {
     pinned: Arc<Pinned>,
@@ -869,16 +850,15 @@ struct Driver {
     in_order: Option<s3_ops::Checksummer>,
     /// The first response, serving range 0.
     first: Option<(ObjectBody, Admission)>,
-    tasks: JoinSet<Result<Fetched, Failed>>,
+    /// The cancellation, the range waiting for memory, the ranges in flight.
+    waits: Waits<RangeFetch, Result<Fetched, Failed>>,
     waiting: VecDeque<RangeFetch>,
-    /// The range waiting for its memory.
-    admitting: Option<(RangeFetch, AdmissionFuture)>,
     /// Per range, in index order: its checksum and length.
     range_checksums: Vec<Option<(Checksum, u64)>>,
     requests: u32,
     failure: Option<Error>,
+    /// The cancellation, for a write to the writer.
     cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
-    cancel_seen: bool,
 }
 
 impl Driver {
@@ -941,51 +921,25 @@ impl Driver {
                 None => {}
             }
             self.start_waiting();
-            match self.next_wake().await {
+            match std::future::poll_fn(|cx| self.waits.poll(cx)).await {
                 Wake::Cancelled => {
-                    self.cancel_seen = true;
                     self.fail(Error::transfer_error(TransferErrorKind::Cancelled));
                     self.scheduler.handle_cancel();
                 }
-                Wake::Admitted(admitted) => {
-                    let (fetch, _) = self.admitting.take().expect("an admitted fetch");
-                    match admitted {
-                        Ok(admission) => self.start(fetch, admission),
-                        Err(too_large) => {
-                            self.fail(budget_error(too_large));
-                            let _ = self.scheduler.handle_fetch_failed(fetch.index, false);
-                        }
-                    }
+                Wake::Admitted(fetch, Ok(admission)) => self.start(fetch, admission),
+                Wake::Admitted(fetch, Err(too_large)) => {
+                    self.fail(budget_error(too_large));
+                    let _ = self.scheduler.handle_fetch_failed(fetch.index, false);
                 }
                 Wake::Finished(result) => self.handle(result),
             }
         }
     }
 
-    /// Waits for the cancellation, memory for the first waiting range, or a finished range.
-    async fn next_wake(&mut self) -> Wake {
-        std::future::poll_fn(|cx| {
-            if !self.cancel_seen && self.cancelled.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Wake::Cancelled);
-            }
-            if let Some((_, admitting)) = &mut self.admitting
-                && let Poll::Ready(admitted) = admitting.as_mut().poll(cx)
-            {
-                return Poll::Ready(Wake::Admitted(admitted));
-            }
-            if let Poll::Ready(Some(joined)) = self.tasks.poll_join_next(cx) {
-                let result = joined.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
-                return Poll::Ready(Wake::Finished(result));
-            }
-            Poll::Pending
-        })
-        .await
-    }
-
     /// Starts range 0 from the first response, and asks the budget for the memory of the
     /// next waiting range (one at a time, in order).
     fn start_waiting(&mut self) {
-        while self.admitting.is_none()
+        while self.waits.admitting().is_none()
             && let Some(fetch) = self.waiting.pop_front()
         {
             // Range 0 comes from the first response, already admitted.
@@ -995,9 +949,8 @@ impl Driver {
                 continue;
             }
             let needed = self.memory_needed(&fetch);
-            let budget = self.pinned.client.inner.transfer_memory.clone();
-            let admit = Box::pin(async move { budget.admit(needed).await });
-            self.admitting = Some((fetch, admit));
+            self.waits
+                .admit(fetch, &self.pinned.client.inner.transfer_memory, needed);
         }
     }
 
@@ -1019,7 +972,7 @@ impl Driver {
             .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
         let progress = PartProgress::new(self.control.progress.clone());
-        self.tasks.spawn(async move {
+        self.waits.tasks.spawn(async move {
             let index = fetch.index;
             let fetched = fetch_range(
                 &pinned,

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, TransferErrorKind};
-use crate::transfer::progress::{Progress, ProgressState};
+use crate::transfer::progress::{Listener, Progress, ProgressState};
 
 /// What the handle and the driver share.
 #[derive(Debug)]
@@ -71,14 +71,21 @@ pub struct TransferHandle<T> {
 }
 
 impl<T: Send + 'static> TransferHandle<T> {
-    /// Runs `driver` as a task. Must be called within a Tokio runtime.
-    pub(crate) fn spawn(
-        control: Arc<Control>,
-        driver: impl Future<Output = Result<T, Error>> + Send + 'static,
-    ) -> Self {
+    /// Runs the driver that `drive` makes for the transfer's control (its progress, of
+    /// `total` bytes if known, reported to `listener`) as a task. Must be called within a
+    /// Tokio runtime.
+    pub(crate) fn start<F>(
+        total: Option<u64>,
+        listener: Option<Listener>,
+        drive: impl FnOnce(Arc<Control>) -> F,
+    ) -> Self
+    where
+        F: Future<Output = Result<T, Error>> + Send + 'static,
+    {
+        let control = Control::new(ProgressState::new(total, listener));
         Self {
+            task: tokio::spawn(drive(control.clone())),
             control,
-            task: tokio::spawn(driver),
             finished: false,
         }
     }

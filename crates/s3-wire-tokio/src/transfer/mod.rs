@@ -26,6 +26,7 @@ mod progress;
 mod source;
 mod sweep;
 mod upload;
+mod wake;
 
 pub(crate) use budget::MemoryBudget;
 pub use budget::MemoryUsage;
@@ -134,6 +135,21 @@ macro_rules! transfer_option_setters {
     };
 }
 pub(crate) use transfer_option_setters;
+
+/// Awaiting a transfer builder starts the transfer and waits for its result.
+macro_rules! await_starts {
+    ($builder:ty => $output:ty) => {
+        impl std::future::IntoFuture for $builder {
+            type Output = Result<$output, crate::Error>;
+            type IntoFuture = crate::transfer::TransferHandle<$output>;
+
+            fn into_future(self) -> Self::IntoFuture {
+                self.start()
+            }
+        }
+    };
+}
+pub(crate) use await_starts;
 
 /// The planner's options for these transfer options. Part retries are the client's: each
 /// request already retries within the client's `RetryConfig`, so the planner adds none.

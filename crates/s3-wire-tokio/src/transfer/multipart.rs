@@ -29,12 +29,11 @@ use s3_ops::{
     SseCustomerKey,
 };
 use s3_xml::ETag;
-use tokio::task::JoinSet;
 
 use crate::body::Body;
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
-use crate::transfer::budget::{Admission, TooLarge};
+use crate::transfer::budget::Admission;
 use crate::transfer::handle::Control;
 use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
 use crate::transfer::journal::{self, Fingerprint, Header};
@@ -43,6 +42,7 @@ use crate::transfer::source::SequentialRead;
 use crate::transfer::upload::{
     UploadOutput, budget_error, check_unchanged, length_error, read_error, verify_echo,
 };
+use crate::transfer::wake::{Waits, Wake};
 
 /// Memory a part read from a file holds while it is sent: the body reads 1 MiB at a time by
 /// position and frames it in 256 KiB chunks.
@@ -194,11 +194,9 @@ impl JournalWriter {
     }
 }
 
-/// What the driver loop wakes up for.
-enum Wake {
-    Cancelled,
-    Admitted(Result<Admission, TooLarge>),
-    Finished(Event),
+/// What the upload driver wakes up for.
+enum Woke {
+    Driver(Wake<Action<Receipt>, Event>),
     Journaled(Result<(), Error>),
     Settled,
 }
@@ -228,8 +226,6 @@ struct Completion {
     echoed: Option<String>,
 }
 
-type AdmissionFuture = Pin<Box<dyn Future<Output = Result<Admission, TooLarge>> + Send>>;
-
 /// One multipart upload: the scheduler, the requests in flight and what they hold.
 pub(crate) struct Driver {
     target: Arc<Target>,
@@ -243,15 +239,13 @@ pub(crate) struct Driver {
     /// Stream part buffers, read and not yet acknowledged.
     buffers: HashMap<u32, (Bytes, Admission)>,
     progress: HashMap<u32, Arc<PartProgress>>,
-    tasks: JoinSet<Event>,
+    /// The cancellation, the action waiting for memory, the requests in flight.
+    waits: Waits<Action<Receipt>, Event>,
     /// Actions polled and not yet started.
     waiting: VecDeque<Action<Receipt>>,
-    /// The action waiting for its memory.
-    admitting: Option<(Action<Receipt>, AdmissionFuture)>,
     /// Runs while an abort waits for the requests in flight to settle.
     settle: Option<Pin<Box<tokio::time::Sleep>>>,
     settle_started: bool,
-    cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
     journal: Option<JournalWriter>,
     failure: Option<Error>,
     abort_error: Option<String>,
@@ -264,7 +258,6 @@ pub(crate) struct Driver {
     /// The composite value (`base64-N`) of an upload with a hash algorithm.
     composite: Option<String>,
     pub(crate) resumed_parts: u32,
-    cancel_seen: bool,
 }
 
 impl Driver {
@@ -277,16 +270,14 @@ impl Driver {
     ) -> Self {
         Self {
             target,
-            cancelled: control.watch(),
             scheduler,
             parts,
             reader,
             read_ahead: None,
             buffers: HashMap::new(),
             progress: HashMap::new(),
-            tasks: JoinSet::new(),
+            waits: Waits::new(&control),
             waiting: VecDeque::new(),
-            admitting: None,
             settle: None,
             settle_started: false,
             journal: None,
@@ -298,7 +289,6 @@ impl Driver {
             full_checksum: None,
             composite: None,
             resumed_parts: 0,
-            cancel_seen: false,
         }
     }
 
@@ -336,8 +326,8 @@ impl Driver {
                     matches!(a, Action::ReadPart { .. } | Action::UploadPart { .. })
                 };
                 self.waiting.retain(|a| !is_part(a));
-                if self.admitting.as_ref().is_some_and(|(a, _)| is_part(a)) {
-                    self.admitting = None;
+                if self.waits.admitting().is_some_and(is_part) {
+                    self.waits.forget_admitting();
                 }
             }
             self.start_waiting();
@@ -347,20 +337,16 @@ impl Driver {
                 continue;
             }
             match self.next_wake().await {
-                Wake::Cancelled => {
-                    self.cancel_seen = true;
+                Woke::Driver(Wake::Cancelled) => {
                     self.fail(Error::transfer_error(TransferErrorKind::Cancelled));
                     self.scheduler.handle_cancel();
                 }
-                Wake::Admitted(admitted) => {
-                    let (action, _) = self.admitting.take().expect("an admitted action");
-                    match admitted {
-                        Ok(admission) => self.start(action, Some(admission)),
-                        Err(too_large) => self.refuse(action, budget_error(too_large)),
-                    }
-                }
-                Wake::Finished(event) => self.handle(event),
-                Wake::Journaled(result) => {
+                Woke::Driver(Wake::Admitted(action, admitted)) => match admitted {
+                    Ok(admission) => self.start(action, Some(admission)),
+                    Err(too_large) => self.refuse(action, budget_error(too_large)),
+                },
+                Woke::Driver(Wake::Finished(event)) => self.handle(event),
+                Woke::Journaled(result) => {
                     if let Some(journal) = &mut self.journal {
                         journal.writing = None;
                     }
@@ -371,7 +357,7 @@ impl Driver {
                         journal.update(&self.scheduler);
                     }
                 }
-                Wake::Settled => self.settle = None,
+                Woke::Settled => self.settle = None,
             }
         }
         self.finish().await
@@ -380,19 +366,10 @@ impl Driver {
     /// Waits for the next thing the driver must react to, in this order of priority: the
     /// cancellation, memory for the first waiting action, a finished request, a finished
     /// journal write, the end of the settle time.
-    async fn next_wake(&mut self) -> Wake {
+    async fn next_wake(&mut self) -> Woke {
         std::future::poll_fn(|cx| {
-            if !self.cancel_seen && self.cancelled.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Wake::Cancelled);
-            }
-            if let Some((_, admitting)) = &mut self.admitting
-                && let Poll::Ready(admitted) = admitting.as_mut().poll(cx)
-            {
-                return Poll::Ready(Wake::Admitted(admitted));
-            }
-            if let Poll::Ready(Some(joined)) = self.tasks.poll_join_next(cx) {
-                let event = joined.unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
-                return Poll::Ready(Wake::Finished(event));
+            if let Poll::Ready(wake) = self.waits.poll(cx) {
+                return Poll::Ready(Woke::Driver(wake));
             }
             if let Some(writing) = self.journal.as_mut().and_then(|j| j.writing.as_mut())
                 && let Poll::Ready(written) = Pin::new(writing).poll(cx)
@@ -402,12 +379,12 @@ impl Driver {
                         e.to_string(),
                     )))
                 });
-                return Poll::Ready(Wake::Journaled(written));
+                return Poll::Ready(Woke::Journaled(written));
             }
             if let Some(settle) = &mut self.settle
                 && settle.as_mut().poll(cx).is_ready()
             {
-                return Poll::Ready(Wake::Settled);
+                return Poll::Ready(Woke::Settled);
             }
             Poll::Pending
         })
@@ -428,10 +405,9 @@ impl Driver {
             let needed = self.memory_needed(&action);
             if needed == 0 {
                 self.start(action, None);
-            } else if self.admitting.is_none() {
-                let budget = self.target.client.inner.transfer_memory.clone();
-                let admit = Box::pin(async move { budget.admit(needed).await });
-                self.admitting = Some((action, admit));
+            } else if self.waits.admitting().is_none() {
+                let budget = &self.target.client.inner.transfer_memory;
+                self.waits.admit(action, budget, needed);
             } else {
                 still_waiting.push_back(action);
             }
@@ -442,7 +418,7 @@ impl Driver {
     /// Whether the requests in flight settled (or had their time) for an abort to go: the
     /// first call starts the settle time.
     fn settled(&mut self) -> bool {
-        if self.tasks.is_empty() || self.settle_expired() {
+        if self.waits.tasks.is_empty() || self.settle_expired() {
             return true;
         }
         if self.settle.is_none() {
@@ -482,7 +458,8 @@ impl Driver {
         let target = self.target.clone();
         match action {
             Action::Create => {
-                self.tasks
+                self.waits
+                    .tasks
                     .spawn(async move { Event::Created(create(&target).await) });
             }
             Action::ReadPart {
@@ -501,7 +478,7 @@ impl Driver {
                 if self.read_ahead.as_ref().is_some_and(|a| a.bytes() == 0) {
                     self.read_ahead = None;
                 }
-                self.tasks.spawn(async move {
+                self.waits.tasks.spawn(async move {
                     let result = reader.read_part(capacity as usize).await;
                     Event::Read {
                         number,
@@ -528,7 +505,7 @@ impl Driver {
                     .or_insert_with(|| PartProgress::new(target.progress.clone()))
                     .clone();
                 let upload_id = self.upload_id();
-                self.tasks.spawn(async move {
+                self.waits.tasks.spawn(async move {
                     let result = upload_part(&target, upload_id, number, body, progress).await;
                     drop(admission);
                     Event::Part { number, result }
@@ -555,7 +532,8 @@ impl Driver {
                     return;
                 }
                 let upload_id = self.upload_id();
-                self.tasks
+                self.waits
+                    .tasks
                     .spawn(async move { Event::Aborted(abort(&target, upload_id).await) });
             }
             _ => unreachable!("s3-multipart-plan 0.1 has no other actions"),
@@ -616,7 +594,7 @@ impl Driver {
         self.composite = checksums.as_deref().and_then(Checksum::composite);
         let full_checksum = self.full_checksum.clone();
         let upload_id = self.upload_id();
-        self.tasks.spawn(async move {
+        self.waits.tasks.spawn(async move {
             if let Some((file, path, fingerprint)) = file
                 && let Err(error) = check_unchanged(&file, &path, fingerprint).await
             {
@@ -710,7 +688,7 @@ impl Driver {
 
     async fn finish(mut self) -> Result<UploadOutput, Error> {
         // Whatever is still in flight is of no use any more.
-        self.tasks.abort_all();
+        self.waits.tasks.abort_all();
         let upload_id = self.scheduler.upload_id().map(str::to_owned);
         let outcome = self.scheduler.outcome().cloned().expect("finished");
         let cleanup = match &outcome {

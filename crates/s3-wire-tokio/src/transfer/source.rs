@@ -3,6 +3,7 @@
 //! part buffers.
 
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -118,24 +119,19 @@ impl From<Vec<u8>> for UploadSource {
     }
 }
 
+/// A part being read.
+pub(crate) type PartRead<'a> = Pin<Box<dyn Future<Output = io::Result<Bytes>> + Send + 'a>>;
+
 /// A source read front to back, one part buffer at a time.
 pub(crate) trait SequentialRead: Send {
     /// Reads up to `capacity` bytes: fewer only at the end of the source.
-    fn read_part<'a>(
-        &'a mut self,
-        capacity: usize,
-    ) -> Pin<Box<dyn Future<Output = io::Result<Bytes>> + Send + 'a>>;
+    fn read_part(&mut self, capacity: usize) -> PartRead<'_>;
 }
-
-use std::future::Future;
 
 struct Reader<R>(R);
 
 impl<R: AsyncRead + Send + Unpin> SequentialRead for Reader<R> {
-    fn read_part<'a>(
-        &'a mut self,
-        capacity: usize,
-    ) -> Pin<Box<dyn Future<Output = io::Result<Bytes>> + Send + 'a>> {
+    fn read_part(&mut self, capacity: usize) -> PartRead<'_> {
         Box::pin(async move {
             let mut buffer = BytesMut::with_capacity(capacity);
             while buffer.len() < capacity {
@@ -156,10 +152,7 @@ struct Chunks {
 }
 
 impl SequentialRead for Chunks {
-    fn read_part<'a>(
-        &'a mut self,
-        capacity: usize,
-    ) -> Pin<Box<dyn Future<Output = io::Result<Bytes>> + Send + 'a>> {
+    fn read_part(&mut self, capacity: usize) -> PartRead<'_> {
         Box::pin(async move {
             let mut buffer = BytesMut::new();
             loop {
@@ -199,10 +192,7 @@ pub(crate) struct Prefixed {
 }
 
 impl SequentialRead for Prefixed {
-    fn read_part<'a>(
-        &'a mut self,
-        capacity: usize,
-    ) -> Pin<Box<dyn Future<Output = io::Result<Bytes>> + Send + 'a>> {
+    fn read_part(&mut self, capacity: usize) -> PartRead<'_> {
         Box::pin(async move {
             if self.prefix.len() >= capacity {
                 return Ok(self.prefix.split_to(capacity));

@@ -2,14 +2,12 @@
 //! multipart upload (`multipart.rs`) above it, and the continuation of a journaled upload
 //! after a crash.
 
-use std::future::IntoFuture;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use s3_multipart_plan::{
-    CompletedPart, MultipartOptions, PartLimits, StreamPlan, UploadPlan, UploadScheduler,
-    UploadSnapshot,
+    CompletedPart, MultipartOptions, PartLimits, UploadPlan, UploadScheduler, UploadSnapshot,
 };
 use s3_ops::ops::list_parts::ListParts;
 use s3_ops::ops::put_object::PutObject;
@@ -24,9 +22,11 @@ use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
 use crate::transfer::journal::{self, Fingerprint, Header};
 use crate::transfer::multipart::{Driver, JournalWriter, Parts, Receipt, Target};
-use crate::transfer::progress::{Listener, PartProgress, ProgressState};
+use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::source::{Prefixed, SequentialRead, SourceKind, UploadSource};
-use crate::transfer::{TransferOptions, multipart_options, plan_error, transfer_option_setters};
+use crate::transfer::{
+    TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,
+};
 
 /// A managed upload to be started; made by [`Client::upload`].
 ///
@@ -158,21 +158,12 @@ impl UploadBuilder {
 
     /// Starts the upload as a task; must be called within a Tokio runtime.
     pub fn start(self) -> TransferHandle<UploadOutput> {
-        let total = self.source.known_len();
-        let progress = ProgressState::new(total, self.listener.clone());
-        let control = Control::new(progress);
-        TransferHandle::spawn(control.clone(), run(self, control))
+        let (total, listener) = (self.source.known_len(), self.listener.clone());
+        TransferHandle::start(total, listener, |control| run(self, control))
     }
 }
 
-impl IntoFuture for UploadBuilder {
-    type Output = Result<UploadOutput, Error>;
-    type IntoFuture = TransferHandle<UploadOutput>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        self.start()
-    }
-}
+await_starts!(UploadBuilder => UploadOutput);
 
 async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutput, Error> {
     let UploadBuilder {
@@ -336,7 +327,10 @@ fn stream_options(
         // parts as late as that allows (all at the cap could never start small).
         None => {
             let full = largest_part.saturating_mul(u64::from(limits.max_parts()));
-            (options.part_size, (full / 10 * 9).min(limits.max_object_size()))
+            (
+                options.part_size,
+                (full / 10 * 9).min(limits.max_object_size()),
+            )
         }
     };
     let largest_read = part_size.saturating_add(1);
@@ -700,7 +694,7 @@ async fn part_matches_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use s3_multipart_plan::MIB;
+    use s3_multipart_plan::{MIB, StreamPlan};
 
     const GIB: u64 = 1 << 30;
     const TIB: u64 = 1 << 40;
@@ -730,11 +724,12 @@ mod tests {
         let options =
             stream_options(&TransferOptions::default(), Some(18 * MIB), 64 * MIB).unwrap();
         let plan = StreamPlan::new(&options);
+        assert_eq!((plan.part_size(1), plan.part_size(3)), (8 * MIB, 8 * MIB));
         assert_eq!(
-            (plan.part_size(1), plan.part_size(3)),
-            (8 * MIB, 8 * MIB)
+            plan.maximum_stream_size(),
+            18 * MIB,
+            "one byte more is too long"
         );
-        assert_eq!(plan.maximum_stream_size(), 18 * MIB, "one byte more is too long");
         // 1 TiB in 10,000 parts needs 105 MiB parts: more than a 64 MiB budget allows.
         let error = stream_options(&TransferOptions::default(), Some(TIB), 64 * MIB).unwrap_err();
         assert!(
