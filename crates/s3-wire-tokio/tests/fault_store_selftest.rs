@@ -32,20 +32,12 @@ use s3_wire_tokio::s3_ops::{
     StorageClass,
 };
 use s3_wire_tokio::s3_xml::{Checksums, CompletedPart, ETag};
-use s3_wire_tokio::{Body, Client, Error, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind};
-use sha2::Sha256;
+use s3_wire_tokio::{Body, Client, Error, ErrorKind, TimeoutKind, TransportErrorKind};
 use support::fault_store::{FaultKind, FaultPlan, FaultStore, Op, REGION, request_identity};
-use support::{base64, crc32, one_shot};
+use support::sigv4::hex;
+use support::{base64, crc32, data, one_shot, retry, sha256};
 
 const BUCKET: &str = "bucket";
-
-fn retry(max_attempts: u32) -> RetryConfig {
-    let mut retry = RetryConfig::default();
-    retry.max_attempts = max_attempts;
-    retry.base_delay = Duration::from_millis(1);
-    retry.max_delay = Duration::from_millis(10);
-    retry
-}
 
 fn client_with(store: &FaultStore, attempts: u32, stall: Duration) -> Client {
     store
@@ -68,22 +60,8 @@ fn key(name: &str) -> s3_wire_tokio::s3_ops::ObjectKey {
     s3_wire_tokio::key(name).unwrap()
 }
 
-fn data(len: usize, salt: u8) -> Vec<u8> {
-    (0..len)
-        .map(|i| ((i * 31 + usize::from(salt) * 7) % 251) as u8)
-        .collect()
-}
-
-fn sha256(data: &[u8]) -> Vec<u8> {
-    Sha256::digest(data).to_vec()
-}
-
 fn md5(data: &[u8]) -> Vec<u8> {
     Md5::digest(data).to_vec()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// CRC-64/NVME bit by bit (reflected polynomial 0x9A6C9329AC4BC9B5, all-ones init and xor).
@@ -119,6 +97,28 @@ fn code(error: &Error) -> String {
 
 fn status(error: &Error) -> u16 {
     error.service_error().map_or(0, |e| e.status.as_u16())
+}
+
+/// `error` is the service error `expected_code`, with HTTP status `expected_status`.
+#[track_caller]
+fn assert_error(error: &Error, expected_status: u16, expected_code: &str) {
+    assert_eq!(
+        (status(error), code(error).as_str()),
+        (expected_status, expected_code),
+        "{error:?}"
+    );
+}
+
+/// `error` is a dropped connection.
+#[track_caller]
+fn assert_connection_dropped(error: &Error) {
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
+        ),
+        "{error:?}"
+    );
 }
 
 /// No request of the test was refused for its signature.
@@ -176,10 +176,7 @@ async fn put_object_stores_attributes_and_verified_checksums_for_every_body_kind
         .tag("team", "storage")
         .server_side_encryption(ServerSideEncryption::S3)
         .checksum_algorithm(ChecksumAlgorithm::Crc32);
-    let output = client
-        .put_object(put, Bytes::from(body.clone()))
-        .await
-        .unwrap();
+    let output = client.put_object(put, body.clone()).await.unwrap();
     let etag = format!("\"{}\"", hex(&md5(&body)));
     assert_eq!(output.etag.as_ref().unwrap().as_str(), etag);
     assert_eq!(
@@ -306,11 +303,11 @@ async fn put_object_stores_attributes_and_verified_checksums_for_every_body_kind
     let error = client
         .put_object(
             PutObject::new(bucket(), key("bad")).checksum(wrong.clone()),
-            Bytes::from(body.clone()),
+            body.clone(),
         )
         .await
         .unwrap_err();
-    assert_eq!((status(&error), code(&error).as_str()), (400, "BadDigest"));
+    assert_error(&error, 400, "BadDigest");
     assert!(store.object(BUCKET, "bad").is_none());
     let error = client
         .put_object(
@@ -334,10 +331,7 @@ async fn put_object_stores_attributes_and_verified_checksums_for_every_body_kind
         )
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (412, "PreconditionFailed")
-    );
+    assert_error(&error, 412, "PreconditionFailed");
     client
         .put_object(
             PutObject::new(bucket(), key("fresh")).if_none_match_any(),
@@ -403,10 +397,7 @@ async fn get_and_head_honour_ranges_part_numbers_and_conditions() {
         .get_object(get().range(ByteRange::From(1000)))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (416, "InvalidRange")
-    );
+    assert_error(&error, 416, "InvalidRange");
 
     // partNumber on a single-part object: 1 is the whole object as 206, others 416.
     let response = client.get_object(get().part_number(1)).await.unwrap();
@@ -421,20 +412,14 @@ async fn get_and_head_honour_ranges_part_numbers_and_conditions() {
     );
     assert_eq!(response.body.collect().await.unwrap(), body);
     let error = client.get_object(get().part_number(2)).await.unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (416, "InvalidPartNumber")
-    );
+    assert_error(&error, 416, "InvalidPartNumber");
 
     // Conditions.
     let error = client
         .get_object(get().if_match("\"nope\""))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (412, "PreconditionFailed")
-    );
+    assert_error(&error, 412, "PreconditionFailed");
     let error = client
         .head_object(head().if_match("\"nope\""))
         .await
@@ -469,7 +454,7 @@ async fn get_and_head_honour_ranges_part_numbers_and_conditions() {
         .get_object(GetObject::new(bucket(), key("missing")))
         .await
         .unwrap_err();
-    assert_eq!((status(&error), code(&error).as_str()), (404, "NoSuchKey"));
+    assert_error(&error, 404, "NoSuchKey");
     let error = client
         .head_object(HeadObject::new(bucket(), key("missing")))
         .await
@@ -558,7 +543,7 @@ async fn a_full_object_crc64nvme_upload_checks_and_reports_the_full_object_check
         .complete_multipart_upload(complete(wrong))
         .await
         .unwrap_err();
-    assert_eq!((status(&error), code(&error).as_str()), (400, "BadDigest"));
+    assert_error(&error, 400, "BadDigest");
     assert_eq!(store.open_uploads().len(), 1);
     assert!(store.object(BUCKET, "big").is_none());
 
@@ -657,10 +642,7 @@ async fn a_full_object_crc64nvme_upload_checks_and_reports_the_full_object_check
         ))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (404, "NoSuchUpload")
-    );
+    assert_error(&error, 404, "NoSuchUpload");
     assert_signed(&store);
 }
 
@@ -710,10 +692,7 @@ async fn seeded_multipart_objects_and_sse_c_objects_read_like_uploaded_ones() {
         .get_object(GetObject::new(bucket(), key("seeded")).part_number(4))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (416, "InvalidPartNumber")
-    );
+    assert_error(&error, 416, "InvalidPartNumber");
 
     // SSE-C: stored with the key's MD5, read only with the same key.
     let customer_key = SseCustomerKey::new([7u8; 32]);
@@ -734,10 +713,7 @@ async fn seeded_multipart_objects_and_sse_c_objects_read_like_uploaded_ones() {
         .get_object(GetObject::new(bucket(), key("secret")))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (400, "InvalidRequest")
-    );
+    assert_error(&error, 400, "InvalidRequest");
     let error = client
         .get_object(
             GetObject::new(bucket(), key("secret"))
@@ -809,10 +785,7 @@ async fn a_composite_sha256_upload_reports_the_checksum_of_its_part_checksums() 
         ))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (400, "InvalidRequest")
-    );
+    assert_error(&error, 400, "InvalidRequest");
 
     let done = client
         .complete_multipart_upload(CompleteMultipartUpload::new(
@@ -885,7 +858,7 @@ async fn completion_checks_part_sizes_etags_and_checksum_agreement() {
         let output = client
             .upload_part(
                 UploadPart::new(bucket(), key("small"), upload_id.clone(), number),
-                Bytes::from(data(1000, number as u8)),
+                data(1000, u64::from(number)),
             )
             .await
             .unwrap();
@@ -899,10 +872,7 @@ async fn completion_checks_part_sizes_etags_and_checksum_agreement() {
         .complete_multipart_upload(complete(parts.clone()))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (400, "EntityTooSmall")
-    );
+    assert_error(&error, 400, "EntityTooSmall");
     store.set_min_part_size(1000);
     // A wrong ETag, and a part that was never uploaded.
     let wrong_etag = vec![
@@ -916,10 +886,7 @@ async fn completion_checks_part_sizes_etags_and_checksum_agreement() {
         .complete_multipart_upload(complete(wrong_etag))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (400, "InvalidPart")
-    );
+    assert_error(&error, 400, "InvalidPart");
     let missing = vec![
         parts[0].clone(),
         CompletedPart::new(3, parts[1].etag.clone()),
@@ -976,10 +943,7 @@ async fn completion_checks_part_sizes_etags_and_checksum_agreement() {
         .complete_multipart_upload(complete(parts.clone()))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (404, "NoSuchUpload")
-    );
+    assert_error(&error, 404, "NoSuchUpload");
     // If-None-Match: * on completion over an existing object.
     let again = create(&client, "small").await;
     let output = client
@@ -1017,10 +981,7 @@ async fn completion_checks_part_sizes_etags_and_checksum_agreement() {
         .abort_multipart_upload(AbortMultipartUpload::new(bucket(), key("small"), again))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (404, "NoSuchUpload")
-    );
+    assert_error(&error, 404, "NoSuchUpload");
     let open = store.open_uploads();
     assert_eq!(open.len(), 1);
     assert_eq!(
@@ -1143,7 +1104,7 @@ async fn part_copies_and_object_copies_follow_their_conditions_and_directives() 
             PutObject::new(bucket(), key("src/ü file"))
                 .metadata("kind", "source")
                 .content_type("text/csv"),
-            Bytes::from(body.clone()),
+            body.clone(),
         )
         .await
         .unwrap();
@@ -1178,10 +1139,7 @@ async fn part_copies_and_object_copies_follow_their_conditions_and_directives() 
         .upload_part_copy(copy_part(1, 0, 10_000))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (400, "InvalidArgument")
-    );
+    assert_error(&error, 400, "InvalidArgument");
     let mut parts = Vec::new();
     for (number, first, last) in [(1, 0, 4999), (2, 5000, 9999)] {
         let copied = client
@@ -1299,7 +1257,7 @@ async fn part_copies_and_object_copies_follow_their_conditions_and_directives() 
         ))
         .await
         .unwrap_err();
-    assert_eq!((status(&error), code(&error).as_str()), (404, "NoSuchKey"));
+    assert_error(&error, 404, "NoSuchKey");
     assert_signed(&store);
 }
 
@@ -1359,10 +1317,7 @@ async fn deletes_listings_buckets_and_unknown_operations() {
         .get_object_tagging(GetObjectTagging::new(bucket(), key("g h")))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (501, "NotImplemented")
-    );
+    assert_error(&error, 501, "NotImplemented");
     let counts = store.request_counts();
     assert_eq!(counts.get(&Op::DeleteObject), Some(&3));
     assert_eq!(counts.get(&Op::Unknown), Some(&1));
@@ -1387,10 +1342,7 @@ async fn bad_signatures_and_unknown_keys_are_refused_and_counted() {
         )
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (403, "SignatureDoesNotMatch")
-    );
+    assert_error(&error, 403, "SignatureDoesNotMatch");
     let wrong_key = s3_wire_tokio::Client::builder()
         .endpoint(store.endpoint())
         .region(REGION)
@@ -1475,13 +1427,7 @@ async fn a_reset_before_apply_changes_nothing() {
         .put_object(PutObject::new(bucket(), key("k")), Bytes::from_static(b"v"))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            error.kind(),
-            ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
-        ),
-        "{error:?}"
-    );
+    assert_connection_dropped(&error);
     assert!(store.object(BUCKET, "k").is_none());
     client
         .put_object(
@@ -1551,13 +1497,7 @@ async fn a_reset_after_apply_stores_the_part_and_the_retry_succeeds() {
         )
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            error.kind(),
-            ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
-        ),
-        "{error:?}"
-    );
+    assert_connection_dropped(&error);
     assert_eq!(store.open_uploads()[0].parts, [1]);
     // With retries: the first attempt is reset after storing, the second succeeds.
     let two = client
@@ -1592,10 +1532,7 @@ async fn a_reset_after_apply_stores_the_part_and_the_retry_succeeds() {
         ))
         .await
         .unwrap_err();
-    assert_eq!(
-        (status(&error), code(&error).as_str()),
-        (404, "NoSuchUpload")
-    );
+    assert_error(&error, 404, "NoSuchUpload");
     assert_eq!(store.object(BUCKET, "k").unwrap().data, "onetwo");
     assert_eq!(store.open_uploads().len(), 1, "only the orphan is left");
     let faults: Vec<_> = outcomes(&store)
@@ -1807,10 +1744,7 @@ async fn stalls_trip_the_stall_timeout() {
     let upload_stall = Duration::from_millis(600);
     let client = client_with(&store, 3, upload_stall);
     client
-        .put_object(
-            PutObject::new(bucket(), key("large")),
-            Bytes::from(large.clone()),
-        )
+        .put_object(PutObject::new(bucket(), key("large")), large.clone())
         .await
         .unwrap();
     assert_eq!(
@@ -1824,7 +1758,7 @@ async fn stalls_trip_the_stall_timeout() {
         [Op::PutObject],
     ));
     let error = once
-        .put_object(PutObject::new(bucket(), key("never")), Bytes::from(large))
+        .put_object(PutObject::new(bucket(), key("never")), large)
         .await
         .unwrap_err();
     assert!(
@@ -1853,11 +1787,11 @@ async fn campaign(store: &FaultStore, plan: &FaultPlan) -> Vec<(String, u64, Opt
     store.set_faults(plan.clone());
     let client = client_with(store, 5, Duration::from_secs(5));
     let mut tasks = Vec::new();
-    for index in 0..16 {
+    for index in 0..16u64 {
         let client = client.clone();
         tasks.push(tokio::spawn(async move {
             let name = format!("key-{index}");
-            let value = Bytes::from(data(1000 + index, index as u8));
+            let value = data(1000 + index, index);
             client
                 .put_object(PutObject::new(bucket(), key(&name)), value.clone())
                 .await

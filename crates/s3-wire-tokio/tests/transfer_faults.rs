@@ -17,16 +17,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use s3_wire_tokio::s3_multipart_plan::PartLimits;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
-use s3_wire_tokio::transfer::NotVerified;
+use s3_wire_tokio::transfer::{NotVerified, UploadBuilder};
 use s3_wire_tokio::{
-    Client, Destination, ErrorKind, Progress, RetryConfig, TransferErrorKind, UploadSource,
-    Verification,
+    Client, ErrorKind, Progress, RetryConfig, TransferErrorKind, UploadSource, Verification,
 };
-use sha2::{Digest, Sha256};
 use support::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+use support::transfer::{SourceKind, collecting_writer, part_limits};
+use support::{data, sha256};
 
 const PART: u64 = 16 * 1024;
 const BUCKET: &str = "campaign";
@@ -39,37 +38,14 @@ fn key(name: &str) -> ObjectKey {
     ObjectKey::new(name).unwrap()
 }
 
-fn limits() -> PartLimits {
-    PartLimits::new(PART, 5 << 30, 10_000, 5 << 40).unwrap()
-}
-
+/// Retries as in the other tests, with a budget that the campaign's many retries never
+/// exhaust.
 fn retry(max_attempts: u32) -> RetryConfig {
-    RetryConfig::default()
-        .with_max_attempts(max_attempts)
-        .with_delays(Duration::from_millis(1), Duration::from_millis(20))
-        .with_budget_capacity(1_000_000)
+    support::retry(max_attempts).with_budget_capacity(1_000_000)
 }
 
 fn store() -> FaultStore {
-    let store = FaultStore::start();
-    store.set_min_part_size(PART);
-    store
-}
-
-fn data(len: u64, seed: u64) -> Bytes {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
+    FaultStore::start_with_min_part_size(PART)
 }
 
 /// splitmix64: the campaign's own seeded choices.
@@ -124,47 +100,16 @@ enum Transfer {
     Copy,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum SourceKind {
-    File,
-    Bytes,
-    ReaderKnown,
-    ReaderUnknown,
-    StreamKnown,
-    StreamUnknown,
-}
-
-const SOURCES: [SourceKind; 6] = [
-    SourceKind::File,
-    SourceKind::Bytes,
-    SourceKind::ReaderKnown,
-    SourceKind::ReaderUnknown,
-    SourceKind::StreamKnown,
-    SourceKind::StreamUnknown,
-];
-
-fn upload_source(
-    kind: SourceKind,
-    bytes: &Bytes,
-    directory: &std::path::Path,
-    name: &str,
-) -> UploadSource {
-    let len = Some(bytes.len() as u64);
-    let chunks = || support::Chunks(bytes.chunks(7_001).map(Bytes::copy_from_slice).collect());
-    match kind {
-        SourceKind::File => {
-            let path = directory.join(name.replace('/', "_"));
-            std::fs::write(&path, bytes).unwrap();
-            UploadSource::file(path)
-        }
-        SourceKind::Bytes => UploadSource::bytes(bytes.clone()),
-        SourceKind::ReaderKnown => UploadSource::reader(std::io::Cursor::new(bytes.clone()), len),
-        SourceKind::ReaderUnknown => {
-            UploadSource::reader(std::io::Cursor::new(bytes.clone()), None)
-        }
-        SourceKind::StreamKnown => UploadSource::stream(chunks(), len),
-        SourceKind::StreamUnknown => UploadSource::stream(chunks(), None),
-    }
+/// The options of every campaign transfer, on its upload, download or copy builder:
+/// `PART`-byte parts, three at a time, one request up to two parts, progress watched.
+macro_rules! campaign_options {
+    ($transfer:expr, $observed:expr) => {
+        $transfer
+            .part_size(PART)
+            .concurrency(3)
+            .single_request_limit(PART * 2)
+            .on_progress(watch($observed))
+    };
 }
 
 /// What one campaign transfer ended as.
@@ -188,14 +133,9 @@ async fn run_one(
     let bytes = data(len, index + 1);
     let (result, expected_total) = match transfer {
         Transfer::Upload(kind) => {
-            let source = upload_source(kind, &bytes, directory.path(), &name);
-            let result = client
-                .upload(bucket(), key(&name), source)
-                .part_size(PART)
-                .concurrency(3)
-                .part_limits(limits())
-                .single_request_limit(PART * 2)
-                .on_progress(watch(&observed))
+            let source = kind.source(&bytes, directory.path(), &name, 7_001);
+            let result = campaign_options!(client.upload(bucket(), key(&name), source), &observed)
+                .part_limits(part_limits(PART))
                 .await
                 .map(|stored| stored.size);
             (result, len)
@@ -237,13 +177,8 @@ async fn run_one(
             let result = match transfer {
                 Transfer::DownloadToFile => {
                     let path = directory.path().join(&name);
-                    let got = client
-                        .download(bucket(), key(&source_key), path.as_path())
-                        .part_size(PART)
-                        .concurrency(3)
-                        .single_request_limit(PART * 2)
-                        .on_progress(watch(&observed))
-                        .await;
+                    let download = client.download(bucket(), key(&source_key), path.as_path());
+                    let got = campaign_options!(download, &observed).await;
                     match got {
                         Ok(got) => {
                             let on_disk = std::fs::read(&path).unwrap();
@@ -261,38 +196,22 @@ async fn run_one(
                     }
                 }
                 Transfer::DownloadToWriter => {
-                    let (writer, mut reader) = tokio::io::duplex(64 * 1024);
-                    let collected = tokio::spawn(async move {
-                        let mut all = Vec::new();
-                        let _ = tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut all).await;
-                        all
-                    });
-                    let got = client
-                        .download(bucket(), key(&source_key), Destination::writer(writer))
-                        .part_size(PART)
-                        .concurrency(3)
-                        .single_request_limit(PART * 2)
-                        .on_progress(watch(&observed))
-                        .await;
+                    let (writer, collected) = collecting_writer(64 * 1024);
+                    let download = client.download(bucket(), key(&source_key), writer);
+                    let got = campaign_options!(download, &observed).await;
                     let all = collected.await.unwrap();
                     if got.is_ok() {
                         assert_eq!(sha256(&all), sha256(&bytes), "{name}: bytes to the writer");
                     }
                     got.map(|got| got.size)
                 }
-                _ => client
-                    .copy(
-                        CopySource::new(bucket(), key(&source_key)),
-                        bucket(),
-                        key(&name),
-                    )
-                    .part_size(PART)
-                    .concurrency(3)
-                    .part_limits(limits())
-                    .single_request_limit(PART * 2)
-                    .on_progress(watch(&observed))
-                    .await
-                    .map(|copied| copied.size),
+                _ => {
+                    let source = CopySource::new(bucket(), key(&source_key));
+                    campaign_options!(client.copy(source, bucket(), key(&name)), &observed)
+                        .part_limits(part_limits(PART))
+                        .await
+                        .map(|copied| copied.size)
+                }
             };
             (result, len)
         }
@@ -386,7 +305,7 @@ async fn campaign(
     };
     for index in first..first + transfers {
         let transfer = match rng.below(10) {
-            0..=5 => Transfer::Upload(SOURCES[rng.below(6) as usize]),
+            0..=5 => Transfer::Upload(SourceKind::ALL[rng.below(6) as usize]),
             6 => Transfer::DownloadToFile,
             7 => Transfer::DownloadToWriter,
             _ => Transfer::Copy,
@@ -510,24 +429,29 @@ fn record(ended: &mut BTreeMap<String, u64>, end: Ended) {
     *ended.entry(label).or_default() += 1;
 }
 
+/// A store that applies the first `op` but loses its answer (the connection is reset), and
+/// a client of it with three attempts.
+fn losing_the_first_answer_to(op: Op) -> (FaultStore, Client) {
+    let store = store();
+    store.set_faults(FaultPlan::first_try(FaultKind::ResetAfterApply, [op]));
+    let client = store.client_builder().retry(retry(3)).build().unwrap();
+    (store, client)
+}
+
+/// A multipart upload of `bytes` to `name`, whatever their size, in `PART`-byte parts.
+fn multipart_upload(client: &Client, name: &str, bytes: Bytes) -> UploadBuilder {
+    client
+        .upload(bucket(), key(name), UploadSource::bytes(bytes))
+        .part_size(PART)
+        .part_limits(part_limits(PART))
+        .single_request_limit(0)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_complete_answer_is_resolved_from_the_stored_object() {
-    let store = store();
-    store.set_faults(FaultPlan::first_try(
-        FaultKind::ResetAfterApply,
-        [Op::CompleteMultipartUpload],
-    ));
-    let client = store.client_builder().retry(retry(3)).build().unwrap();
+    let (store, client) = losing_the_first_answer_to(Op::CompleteMultipartUpload);
     let bytes = data(PART * 3, 1);
-    let stored = client
-        .upload(
-            bucket(),
-            key("lost-complete"),
-            UploadSource::bytes(bytes.clone()),
-        )
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(0)
+    let stored = multipart_upload(&client, "lost-complete", bytes.clone())
         .await
         .expect("completed although the answer was lost");
     assert_eq!(stored.parts, Some(3));
@@ -548,21 +472,8 @@ async fn a_lost_complete_answer_is_resolved_from_the_stored_object() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_create_answer_costs_no_orphan_upload() {
-    let store = store();
-    store.set_faults(FaultPlan::first_try(
-        FaultKind::ResetAfterApply,
-        [Op::CreateMultipartUpload],
-    ));
-    let client = store.client_builder().retry(retry(3)).build().unwrap();
-    client
-        .upload(
-            bucket(),
-            key("lost-create"),
-            UploadSource::bytes(data(PART * 2, 2)),
-        )
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(0)
+    let (store, client) = losing_the_first_answer_to(Op::CreateMultipartUpload);
+    multipart_upload(&client, "lost-create", data(PART * 2, 2))
         .await
         .expect("the retried create went on");
     assert_eq!(
@@ -674,16 +585,9 @@ async fn composite_objects_are_verified_part_by_part_and_full_object_ones_by_com
         &sizes,
         Some((ChecksumAlgorithm::Crc64Nvme, ChecksumType::FullObject)),
     );
-    let (writer, mut reader) = tokio::io::duplex(1 << 20);
-    let reading = tokio::spawn(async move {
-        let mut all = Vec::new();
-        tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut all)
-            .await
-            .unwrap();
-        all
-    });
+    let (writer, reading) = collecting_writer(1 << 20);
     let got = client
-        .download(bucket(), key("composite"), Destination::writer(writer))
+        .download(bucket(), key("composite"), writer)
         .part_size(PART)
         .single_request_limit(PART)
         .await
@@ -792,7 +696,7 @@ async fn concurrent_transfers_never_hold_more_than_the_client_budget() {
                 )
                 .part_size(PART)
                 .concurrency(4)
-                .part_limits(limits())
+                .part_limits(part_limits(PART))
                 .single_request_limit(PART)
                 .await
                 .map(|stored| stored.size)
@@ -816,7 +720,7 @@ async fn concurrent_transfers_never_hold_more_than_the_client_budget() {
             UploadSource::reader(std::io::Cursor::new(data(PART * 8, 9)), None),
         )
         .part_size(PART * 4)
-        .part_limits(limits())
+        .part_limits(part_limits(PART))
         .single_request_limit(PART)
         .await
         .unwrap_err();

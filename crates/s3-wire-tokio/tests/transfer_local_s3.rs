@@ -10,8 +10,6 @@
 
 mod support;
 
-use std::path::Path;
-
 use bytes::Bytes;
 use local_s3::LocalS3;
 use s3_wire_tokio::s3_multipart_plan::PartLimits;
@@ -20,8 +18,9 @@ use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectAttributes, ObjectKey};
-use s3_wire_tokio::{Client, Destination, UploadSource, Verification};
-use sha2::{Digest, Sha256};
+use s3_wire_tokio::{Client, UploadSource, Verification};
+use support::transfer::{SourceKind, collecting_writer};
+use support::{data, sha256};
 
 /// s3s-fs enforces S3's 5 MiB minimum part size (`EntityTooSmall`), so the boundaries
 /// here are at 5 MiB; the fault store tests them with small parts.
@@ -61,26 +60,6 @@ fn key(name: &str) -> ObjectKey {
     ObjectKey::new(name).unwrap()
 }
 
-fn limits() -> PartLimits {
-    PartLimits::S3
-}
-
-fn data(len: u64, seed: u64) -> Bytes {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
 /// What the store holds under `name`, by a plain GetObject.
 async fn stored(client: &Client, name: &str) -> Bytes {
     client
@@ -93,48 +72,12 @@ async fn stored(client: &Client, name: &str) -> Bytes {
         .expect("body")
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    File,
-    Bytes,
-    ReaderKnown,
-    ReaderUnknown,
-    StreamKnown,
-    StreamUnknown,
-}
-
-const KINDS: [Kind; 6] = [
-    Kind::File,
-    Kind::Bytes,
-    Kind::ReaderKnown,
-    Kind::ReaderUnknown,
-    Kind::StreamKnown,
-    Kind::StreamUnknown,
-];
-
-fn source(kind: Kind, bytes: &Bytes, directory: &Path, name: &str) -> UploadSource {
-    let len = Some(bytes.len() as u64);
-    let chunks = || support::Chunks(bytes.chunks(100_003).map(Bytes::copy_from_slice).collect());
-    match kind {
-        Kind::File => {
-            let path = directory.join(name.replace('/', "_"));
-            std::fs::write(&path, bytes).unwrap();
-            UploadSource::file(path)
-        }
-        Kind::Bytes => UploadSource::bytes(bytes.clone()),
-        Kind::ReaderKnown => UploadSource::reader(std::io::Cursor::new(bytes.clone()), len),
-        Kind::ReaderUnknown => UploadSource::reader(std::io::Cursor::new(bytes.clone()), None),
-        Kind::StreamKnown => UploadSource::stream(chunks(), len),
-        Kind::StreamUnknown => UploadSource::stream(chunks(), None),
-    }
-}
-
 /// Uploads `bytes` from every source kind, once as one request where it fits and once always
 /// as a multipart upload, and checks what the store holds.
 async fn upload_every_way(local: &Local, len: u64) {
     let directory = tempfile::tempdir().unwrap();
     let bytes = data(len, len + 1);
-    for kind in KINDS {
+    for kind in SourceKind::ALL {
         for single_request_limit in [PART, 0] {
             let name = format!("{len}/{kind:?}/{single_request_limit}");
             let stored_output = local
@@ -142,11 +85,11 @@ async fn upload_every_way(local: &Local, len: u64) {
                 .upload(
                     bucket(),
                     key(&name),
-                    source(kind, &bytes, directory.path(), &name),
+                    kind.source(&bytes, directory.path(), &name, 100_003),
                 )
                 .part_size(PART)
                 .concurrency(4)
-                .part_limits(limits())
+                .part_limits(PartLimits::S3)
                 .single_request_limit(single_request_limit)
                 .await
                 .unwrap_or_else(|e| panic!("upload {name}: {e}"));
@@ -223,17 +166,10 @@ async fn downloads_to_a_file_and_to_a_writer_get_exactly_the_stored_bytes() {
                 .collect();
             assert!(leftovers.is_empty(), "{leftovers:?}");
 
-            let (writer, mut reader) = tokio::io::duplex(64 * 1024);
-            let collected = tokio::spawn(async move {
-                let mut all = Vec::new();
-                tokio::io::AsyncReadExt::read_to_end(&mut reader, &mut all)
-                    .await
-                    .unwrap();
-                all
-            });
+            let (writer, collected) = collecting_writer(64 * 1024);
             let got = local
                 .client
-                .download(bucket(), key(&name), Destination::writer(writer))
+                .download(bucket(), key(&name), writer)
                 .part_size(PART)
                 .concurrency(3)
                 .single_request_limit(single_request_limit)
@@ -303,7 +239,7 @@ async fn copies_below_and_above_the_single_request_limit_keep_bytes_and_metadata
                 key(name),
             )
             .part_size(PART)
-            .part_limits(limits())
+            .part_limits(PartLimits::S3)
             .single_request_limit(single_request_limit)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -18,13 +18,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use s3_wire_tokio::s3_multipart_plan::PartLimits;
+use bytes::Bytes;
+use s3_wire_tokio::transfer::{UploadBuilder, UploadOutput};
 use s3_wire_tokio::{
-    Cleanup, Client, Error, ErrorKind, Progress, RetryConfig, TransferErrorKind, TransferHandle,
-    UploadSource, Verification,
+    Cleanup, Client, Error, ErrorKind, Progress, TransferErrorKind, TransferHandle, UploadSource,
+    Verification,
 };
-use sha2::{Digest, Sha256};
 use support::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
+use support::transfer::part_limits;
+use support::{data, retry, sha256};
 
 const BUCKET: &str = "bucket";
 /// Bytes per part (and the store's minimum part size).
@@ -49,20 +51,8 @@ const PARTS_BEFORE_KILL: usize = 8;
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-fn limits() -> PartLimits {
-    PartLimits::new(PART, 5 << 30, 10_000, 5 << 40).expect("part limits")
-}
-
-fn retry(max_attempts: u32) -> RetryConfig {
-    RetryConfig::default()
-        .with_max_attempts(max_attempts)
-        .with_delays(Duration::from_millis(1), Duration::from_millis(20))
-}
-
 fn start_store() -> FaultStore {
-    let store = FaultStore::start();
-    store.set_min_part_size(PART);
-    store
+    FaultStore::start_with_min_part_size(PART)
 }
 
 /// A client of `store` with `max_attempts` and, if given, a bandwidth limit.
@@ -82,29 +72,47 @@ fn key(name: &str) -> s3_wire_tokio::s3_ops::ObjectKey {
     s3_wire_tokio::key(name).unwrap()
 }
 
-/// `len` pseudo-random bytes of `seed`.
-fn data(len: u64, seed: u64) -> Vec<u8> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
-}
-
 /// Writes `parts` parts of data to `name` in `directory`; returns the path and the bytes.
-fn write_file(directory: &Path, name: &str, parts: u64, seed: u64) -> (PathBuf, Vec<u8>) {
+fn write_file(directory: &Path, name: &str, parts: u64, seed: u64) -> (PathBuf, Bytes) {
     let path = directory.join(name);
     let bytes = data(parts * PART, seed);
     std::fs::write(&path, &bytes).unwrap();
     (path, bytes)
+}
+
+/// An upload of `file` to `name` in `PART`-byte parts, as a multipart upload from two parts
+/// on.
+fn multipart_upload(client: &Client, name: &str, file: &Path) -> UploadBuilder {
+    client
+        .upload(bucket(), key(name), UploadSource::file(file))
+        .part_size(PART)
+        .part_limits(part_limits(PART))
+        .single_request_limit(PART)
+}
+
+/// An upload of `file` to `name` in `PART`-byte parts with the resume journal `journal`,
+/// `concurrency` parts at a time.
+fn journaled_upload(
+    client: &Client,
+    name: &str,
+    file: &Path,
+    journal: &Path,
+    concurrency: usize,
+) -> UploadBuilder {
+    client
+        .upload(bucket(), key(name), UploadSource::file(file))
+        .part_size(PART)
+        .part_limits(part_limits(PART))
+        .concurrency(concurrency)
+        .journal(journal)
+}
+
+/// Starts a multipart upload of `file` to `name` at 1 MiB/s (about 60 ms a part), two parts
+/// at a time.
+fn slow_upload(store: &FaultStore, name: &str, file: &Path) -> TransferHandle<UploadOutput> {
+    multipart_upload(&client(store, 3, Some(1024 * 1024)), name, file)
+        .concurrency(2)
+        .start()
 }
 
 /// Requests of `op` the store recorded (since the last `clear_requests`).
@@ -201,6 +209,16 @@ fn assert_stored(store: &FaultStore, name: &str, bytes: &[u8]) {
     );
 }
 
+/// Asserts that no upload is open and no object stored under `name`.
+#[track_caller]
+fn assert_nothing_left(store: &FaultStore, name: &str) {
+    assert_eq!(store.open_uploads(), [], "an upload is left open");
+    assert!(
+        store.object(BUCKET, name).is_none(),
+        "an object under {name}"
+    );
+}
+
 /// A transfer handle that an `on_progress` listener can cancel: the listener is registered
 /// before the handle exists, so it reaches the handle through this slot.
 type Slot<T> = Arc<Mutex<Option<TransferHandle<T>>>>;
@@ -265,13 +283,8 @@ async fn crash_child_uploads_slowly_until_killed() {
         .bandwidth_limit(256 * 1024)
         .build()
         .expect("client");
-    let result = client
-        .upload(bucket(), key(CRASH_KEY), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .concurrency(2)
-        .journal(&journal)
-        .await;
+    let result =
+        journaled_upload(&client, CRASH_KEY, Path::new(&file), Path::new(&journal), 2).await;
     // The parent kills this process long before the upload could end.
     panic!("the child's upload ended without being killed: {result:?}");
 }
@@ -346,13 +359,7 @@ async fn a_killed_upload_resumes_from_its_journal() {
     store.clear_requests();
 
     // The same upload, in-process and at full speed: it continues the child's.
-    let client = client(&store, 3, None);
-    let output = client
-        .upload(bucket(), key(CRASH_KEY), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .concurrency(2)
-        .journal(&journal)
+    let output = journaled_upload(&client(&store, 3, None), CRASH_KEY, &file, &journal, 2)
         .await
         .unwrap_or_else(|e| panic!("resume failed: {e:?}\n{}", child_output()));
 
@@ -423,13 +430,7 @@ fn upload_and_crash(store: &FaultStore, name: &str, file: &Path, journal: &Path,
             .expect("client");
         let handle = {
             let _entered = runtime.enter();
-            client
-                .upload(bucket(), key(&name), UploadSource::file(&file))
-                .part_size(PART)
-                .part_limits(limits())
-                .concurrency(2)
-                .journal(&journal)
-                .start()
+            journaled_upload(&client, &name, &file, &journal, 2).start()
         };
         runtime.block_on(async {
             let deadline = Instant::now() + Duration::from_secs(10);
@@ -465,14 +466,7 @@ async fn a_journal_whose_file_changed_is_refused() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let open = store.open_uploads();
 
-    let resume = || {
-        client(&store, 3, None)
-            .upload(bucket(), key(name), UploadSource::file(&file))
-            .part_size(PART)
-            .part_limits(limits())
-            .concurrency(2)
-            .journal(&journal)
-    };
+    let resume = || journaled_upload(&client(&store, 3, None), name, &file, &journal, 2);
     let original = std::fs::metadata(&file).unwrap().modified().unwrap();
     // The same length, other bytes (and a modification time that surely moved).
     let rewritten: Vec<u8> = bytes.iter().map(|b| !b).collect();
@@ -538,12 +532,8 @@ async fn a_failed_journaled_upload_is_kept_and_resumes() {
             }
         }
     };
-    let handle = client(&store, 1, Some(1024 * 1024))
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .concurrency(1)
-        .journal(&journal)
+    let slow_client = client(&store, 1, Some(1024 * 1024));
+    let handle = journaled_upload(&slow_client, name, &file, &journal, 1)
         .on_progress(listener)
         .start();
     let failed = tokio::time::timeout(Duration::from_secs(5), handle)
@@ -575,12 +565,7 @@ async fn a_failed_journaled_upload_is_kept_and_resumes() {
 
     store.set_faults(FaultPlan::none());
     store.clear_requests();
-    let output = client(&store, 3, None)
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .concurrency(1)
-        .journal(&journal)
+    let output = journaled_upload(&client(&store, 3, None), name, &file, &journal, 1)
         .await
         .expect("the resume completes");
     assert_stored(&store, name, &bytes);
@@ -621,13 +606,7 @@ async fn a_file_that_changes_during_the_upload_is_not_completed() {
     let (file, bytes) = write_file(directory.path(), "moving.bin", 40, 3);
     let name = "moving/target.bin";
     // 40 parts at 1 MiB/s: about 2.5 s.
-    let handle = client(&store, 3, Some(1024 * 1024))
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .concurrency(2)
-        .start();
+    let handle = slow_upload(&store, name, &file);
     let deadline = Instant::now() + Duration::from_secs(10);
     while handle.progress().committed < 3 * PART {
         assert!(!handle.is_finished(), "ended before 3 parts");
@@ -658,8 +637,7 @@ async fn a_file_that_changes_during_the_upload_is_not_completed() {
     assert!(is_source_changed(&error), "{error:?}");
     assert_eq!(cleanup(&error), Cleanup::Aborted, "{error}");
     assert!(error.transfer().unwrap().upload_id.is_some());
-    assert!(store.object(BUCKET, name).is_none(), "no object was stored");
-    assert_eq!(store.open_uploads(), [], "the upload was aborted");
+    assert_nothing_left(&store, name);
     let (creates, _, completes, aborts) = multipart_counts(&store);
     assert_eq!(
         (creates, completes, aborts),
@@ -698,12 +676,7 @@ async fn cancelled_before_create_is_answered() {
     // A multipart upload: Create is in flight when the cancellation is seen.
     let (file, _) = write_file(directory.path(), "multi.bin", 8, 5);
     let name = "cancel/before-create.bin";
-    let handle = client(&store, 3, None)
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .start();
+    let handle = multipart_upload(&client(&store, 3, None), name, &file).start();
     handle.cancel();
     let error = handle.await.expect_err("cancelled");
     assert!(error.is_cancelled(), "{error:?}");
@@ -714,20 +687,12 @@ async fn cancelled_before_create_is_answered() {
         (1, 0, 0, 1),
         "(Create, UploadPart, Complete, Abort)"
     );
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
 
     // The same, by dropping the handle: the abort happens in the background.
     store.clear_requests();
     let name = "cancel/dropped-before-create.bin";
-    drop(
-        client(&store, 3, None)
-            .upload(bucket(), key(name), UploadSource::file(&file))
-            .part_size(PART)
-            .part_limits(limits())
-            .single_request_limit(PART)
-            .start(),
-    );
+    drop(multipart_upload(&client(&store, 3, None), name, &file).start());
     wait_until(
         Duration::from_secs(10),
         "the dropped upload is aborted",
@@ -736,8 +701,7 @@ async fn cancelled_before_create_is_answered() {
     .await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(multipart_counts(&store), (1, 0, 0, 1));
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
 }
 
 /// Cancelled while parts are in flight: no new part starts, the ones in flight settle, one
@@ -748,13 +712,7 @@ async fn cancelled_during_parts_aborts_once() {
     let directory = tempfile::tempdir().unwrap();
     let (file, _) = write_file(directory.path(), "parts.bin", 40, 6);
     let name = "cancel/during-parts.bin";
-    let handle = client(&store, 3, Some(1024 * 1024))
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .concurrency(2)
-        .start();
+    let handle = slow_upload(&store, name, &file);
     wait_for_first_part(&handle).await;
     handle.cancel();
     let at_cancel = handle.progress();
@@ -770,8 +728,7 @@ async fn cancelled_during_parts_aborts_once() {
         "{parts} parts sent, {at_cancel:?} at the cancellation"
     );
     assert!(parts < 40, "the upload stopped early: {parts} parts");
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
 }
 
 /// Dropping the handle while parts are in flight cancels too: the abort still happens, in
@@ -782,13 +739,7 @@ async fn dropping_the_handle_during_parts_aborts_in_the_background() {
     let directory = tempfile::tempdir().unwrap();
     let (file, _) = write_file(directory.path(), "dropped.bin", 40, 7);
     let name = "cancel/dropped.bin";
-    let handle = client(&store, 3, Some(1024 * 1024))
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .concurrency(2)
-        .start();
+    let handle = slow_upload(&store, name, &file);
     wait_for_first_part(&handle).await;
     assert_eq!(store.open_uploads().len(), 1);
     drop(handle);
@@ -802,8 +753,30 @@ async fn dropping_the_handle_during_parts_aborts_in_the_background() {
     let (creates, parts, completes, aborts) = multipart_counts(&store);
     assert_eq!((creates, completes, aborts), (1, 0, 1));
     assert!(parts < 40, "the upload stopped early: {parts} parts");
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
+}
+
+/// Uploads a 16-part file (of `seed`) to `name` with `attempts` attempts per request, two
+/// parts at a time, cancelled by [`cancel_when_all_committed`]; returns the result (after
+/// checking that the listener cancelled) and the file's bytes.
+async fn upload_cancelled_once_all_committed(
+    store: &FaultStore,
+    attempts: u32,
+    name: &str,
+    seed: u64,
+) -> (Result<UploadOutput, Error>, Bytes) {
+    let directory = tempfile::tempdir().unwrap();
+    let (file, bytes) = write_file(directory.path(), "cancelled.bin", 16, seed);
+    let slot: Slot<_> = Arc::new(Mutex::new(None));
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let handle = multipart_upload(&client(store, attempts, None), name, &file)
+        .concurrency(2)
+        .on_progress(cancel_when_all_committed(&slot, &cancelled))
+        .start();
+    *slot.lock().unwrap() = Some(handle);
+    let result = await_slot(&slot).await;
+    assert!(cancelled.load(Ordering::SeqCst), "the listener cancelled");
+    (result, bytes)
 }
 
 /// Cancelled once CompleteMultipartUpload is in flight: the cancellation only takes effect
@@ -816,24 +789,9 @@ async fn cancelled_during_a_complete_that_succeeds_keeps_the_object() {
         FaultKind::ResetAfterApply,
         [Op::CompleteMultipartUpload],
     ));
-    let directory = tempfile::tempdir().unwrap();
-    let (file, bytes) = write_file(directory.path(), "complete.bin", 16, 8);
     let name = "cancel/during-complete.bin";
-    let slot: Slot<_> = Arc::new(Mutex::new(None));
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let handle = client(&store, 3, None)
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .concurrency(2)
-        .on_progress(cancel_when_all_committed(&slot, &cancelled))
-        .start();
-    *slot.lock().unwrap() = Some(handle);
-    let output = await_slot(&slot)
-        .await
-        .expect("Complete went out: the object stands");
-    assert!(cancelled.load(Ordering::SeqCst), "the listener cancelled");
+    let (result, bytes) = upload_cancelled_once_all_committed(&store, 3, name, 8).await;
+    let output = result.expect("Complete went out: the object stands");
     assert_stored(&store, name, &bytes);
     assert_eq!(output.parts, Some(16));
     let (creates, parts, completes, aborts) = multipart_counts(&store);
@@ -855,29 +813,15 @@ async fn cancelled_during_a_complete_that_fails_aborts() {
             .kind(FaultKind::InternalError, 1)
             .operations([Op::CompleteMultipartUpload]),
     );
-    let directory = tempfile::tempdir().unwrap();
-    let (file, _) = write_file(directory.path(), "failing.bin", 16, 9);
     let name = "cancel/failing-complete.bin";
-    let slot: Slot<_> = Arc::new(Mutex::new(None));
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let handle = client(&store, 2, None)
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
-        .concurrency(2)
-        .on_progress(cancel_when_all_committed(&slot, &cancelled))
-        .start();
-    *slot.lock().unwrap() = Some(handle);
-    let error = await_slot(&slot).await.expect_err("Complete fails");
-    assert!(cancelled.load(Ordering::SeqCst), "the listener cancelled");
+    let (result, _) = upload_cancelled_once_all_committed(&store, 2, name, 9).await;
+    let error = result.expect_err("Complete fails");
     assert!(error.is_cancelled(), "{error:?}");
     assert_eq!(cleanup(&error), Cleanup::Aborted, "{error}");
     let (creates, parts, completes, aborts) = multipart_counts(&store);
     assert_eq!((creates, parts, aborts), (1, 16, 1));
     assert_eq!(completes, 2, "Complete with its one retry");
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
 }
 
 /// A stream that ends before its announced length, in a multipart upload: the mismatch is
@@ -900,7 +844,7 @@ async fn a_stream_shorter_than_announced_is_aborted() {
             UploadSource::stream(support::Chunks(chunks), Some(announced)),
         )
         .part_size(PART)
-        .part_limits(limits())
+        .part_limits(part_limits(PART))
         .single_request_limit(PART)
         .concurrency(2)
         .start();
@@ -918,8 +862,7 @@ async fn a_stream_shorter_than_announced_is_aborted() {
     );
     assert_eq!(cleanup(&error), Cleanup::Aborted, "{error}");
     assert_eq!(multipart_counts(&store), (1, 8, 0, 1));
-    assert_eq!(store.open_uploads(), []);
-    assert!(store.object(BUCKET, name).is_none());
+    assert_nothing_left(&store, name);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -946,11 +889,7 @@ async fn progress_stays_consistent_under_a_flaky_store() {
         let snapshots = snapshots.clone();
         move |progress: Progress| snapshots.lock().unwrap().push(progress)
     };
-    let handle = client(&store, 6, None)
-        .upload(bucket(), key(name), UploadSource::file(&file))
-        .part_size(PART)
-        .part_limits(limits())
-        .single_request_limit(PART)
+    let handle = multipart_upload(&client(&store, 6, None), name, &file)
         .concurrency(4)
         .on_progress(recorder)
         .start();

@@ -13,7 +13,7 @@ use std::future::Future as _;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -255,8 +255,7 @@ pub struct FaultServer {
     /// The self-signed certificate of a TLS server (DER).
     certificate: Option<Vec<u8>>,
     shared: Arc<Mutex<Shared>>,
-    shutdown: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _thread: ServerThread,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -317,31 +316,33 @@ impl FaultServer {
             fallback,
             requests: Vec::new(),
         }));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let addr = listener.local_addr().expect("local address");
-        let (shutdown_tx, shutdown_rx) = oneshot::channel();
+        let (listener, addr) = loopback_listener();
         let server_shared = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("fault-server".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("fault server runtime");
-                runtime.block_on(serve(listener, server_shared, tls, shutdown_rx));
-                // Stalled connections are still open: cut them.
-                runtime.shutdown_background();
-            })
-            .expect("spawn fault server thread");
+        let mut connections = 0;
+        let thread = ServerThread::start("fault-server", listener, move |stream, socket| {
+            let connection = Connection {
+                index: connections,
+                socket: Arc::new(socket),
+            };
+            connections += 1;
+            let shared = Arc::clone(&server_shared);
+            let tls = tls.clone();
+            tokio::spawn(async move {
+                match tls {
+                    Some(acceptor) => {
+                        if let Ok(stream) = acceptor.accept(stream).await {
+                            serve_connection(stream, shared, connection).await;
+                        }
+                    }
+                    None => serve_connection(stream, shared, connection).await,
+                }
+            });
+        });
         Self {
             addr,
             certificate: None,
             shared,
-            shutdown: Some(shutdown_tx),
-            thread: Some(thread),
+            _thread: thread,
         }
     }
 
@@ -386,7 +387,55 @@ impl FaultServer {
     }
 }
 
-impl Drop for FaultServer {
+/// `127.0.0.1:0`, bound and non-blocking (for [`ServerThread::start`]), and its address.
+pub fn loopback_listener() -> (std::net::TcpListener, SocketAddr) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let addr = listener.local_addr().expect("local address");
+    (listener, addr)
+}
+
+/// A loopback server's thread, with a current-thread runtime of its own (so that it keeps
+/// answering whatever the test's runtime does). Dropping it stops accepting connections and
+/// cuts the ones still open, stalled ones included.
+pub struct ServerThread {
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ServerThread {
+    /// Starts thread `name`, which accepts connections on `listener` (see
+    /// [`loopback_listener`]) and hands each to `accept` with a second handle of its socket
+    /// (see [`with_socket_handle`]). `accept` runs inside the server's runtime: it spawns what
+    /// serves the connection.
+    pub fn start(
+        name: &str,
+        listener: std::net::TcpListener,
+        accept: impl FnMut(tokio::net::TcpStream, tokio::net::TcpStream) + Send + 'static,
+    ) -> Self {
+        let (shutdown_tx, shutdown_rx) = oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("server runtime");
+                runtime.block_on(accept_until_shutdown(listener, shutdown_rx, accept));
+                // Stalled connections are still open: cut them.
+                runtime.shutdown_background();
+            })
+            .expect("spawn server thread");
+        Self {
+            shutdown: Some(shutdown_tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for ServerThread {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -397,14 +446,12 @@ impl Drop for FaultServer {
     }
 }
 
-async fn serve(
+async fn accept_until_shutdown(
     listener: std::net::TcpListener,
-    shared: Arc<Mutex<Shared>>,
-    tls: Option<tokio_rustls::TlsAcceptor>,
     mut shutdown: oneshot::Receiver<()>,
+    mut accept: impl FnMut(tokio::net::TcpStream, tokio::net::TcpStream),
 ) {
     let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-    let connections = AtomicUsize::new(0);
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -416,22 +463,7 @@ async fn serve(
         let Ok((stream, socket)) = with_socket_handle(stream) else {
             continue;
         };
-        let connection = Connection {
-            index: connections.fetch_add(1, Ordering::Relaxed),
-            socket: Arc::new(socket),
-        };
-        let shared = Arc::clone(&shared);
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            match tls {
-                Some(acceptor) => {
-                    if let Ok(stream) = acceptor.accept(stream).await {
-                        serve_connection(stream, shared, connection).await;
-                    }
-                }
-                None => serve_connection(stream, shared, connection).await,
-            }
-        });
+        accept(stream, socket);
     }
 }
 

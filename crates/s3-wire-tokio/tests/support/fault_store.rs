@@ -73,10 +73,9 @@ use md5::{Digest as _, Md5};
 use s3_wire_tokio::s3_ops::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer};
 use s3_wire_tokio::s3_xml;
 use sha2::Sha256;
-use tokio::sync::oneshot;
 
 use super::aws_chunked;
-use super::fault::{ScriptedBody, Tail, with_socket_handle};
+use super::fault::{ScriptedBody, ServerThread, Tail, loopback_listener};
 use super::sigv4;
 
 /// The access key id the store accepts.
@@ -570,18 +569,13 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 pub struct FaultStore {
     addr: SocketAddr,
     state: Arc<Mutex<State>>,
-    shutdown: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _thread: ServerThread,
 }
 
 impl FaultStore {
     /// Starts an empty store without faults, S3's minimum part size.
     pub fn start() -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let addr = listener.local_addr().expect("local address");
+        let (listener, addr) = loopback_listener();
         let state = Arc::new(Mutex::new(State {
             buckets: BTreeMap::new(),
             uploads: BTreeMap::new(),
@@ -596,26 +590,34 @@ impl FaultStore {
             next_request: 0,
             endpoint: format!("http://{addr}"),
         }));
-        let (shutdown_tx, shutdown_rx) = oneshot::channel();
         let server_state = Arc::clone(&state);
-        let thread = std::thread::Builder::new()
-            .name("fault-store".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("fault store runtime");
-                runtime.block_on(serve(listener, server_state, shutdown_rx));
-                // Stalled connections are still open: cut them.
-                runtime.shutdown_background();
-            })
-            .expect("spawn fault store thread");
+        let thread = ServerThread::start("fault-store", listener, move |stream, socket| {
+            let socket = Arc::new(socket);
+            let state = Arc::clone(&server_state);
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let state = Arc::clone(&state);
+                    let socket = Arc::clone(&socket);
+                    async move { handle(request, &state, &socket).await }
+                });
+                // Resets and aborted bodies are the point: ignore connection errors.
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        });
         Self {
             addr,
             state,
-            shutdown: Some(shutdown_tx),
-            thread: Some(thread),
+            _thread: thread,
         }
+    }
+
+    /// Starts an empty store without faults whose minimum part size is `bytes`.
+    pub fn start_with_min_part_size(bytes: u64) -> Self {
+        let store = Self::start();
+        store.set_min_part_size(bytes);
+        store
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -806,53 +808,9 @@ impl FaultStore {
     }
 }
 
-impl Drop for FaultStore {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Serving
 // ---------------------------------------------------------------------------------------------
-
-async fn serve(
-    listener: std::net::TcpListener,
-    state: Arc<Mutex<State>>,
-    mut shutdown: oneshot::Receiver<()>,
-) {
-    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(_) => continue,
-            },
-            _ = &mut shutdown => return,
-        };
-        let Ok((stream, socket)) = with_socket_handle(stream) else {
-            continue;
-        };
-        let socket = Arc::new(socket);
-        let state = Arc::clone(&state);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let state = Arc::clone(&state);
-                let socket = Arc::clone(&socket);
-                async move { handle(request, &state, &socket).await }
-            });
-            // Resets and aborted bodies are the point: ignore connection errors.
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
-}
 
 /// What a request addresses.
 struct Target {
@@ -2822,6 +2780,41 @@ fn page_size(ctx: &Ctx<'_>, name: &str) -> Result<usize, Answer> {
     }
 }
 
+/// A listing's `encoding-type`: keys, prefixes and delimiters URL-encoded (`url`), or as
+/// they are.
+#[derive(Clone, Copy)]
+struct KeyEncoding {
+    url: bool,
+}
+
+impl KeyEncoding {
+    /// The request's `encoding-type`; anything but `url` is `InvalidArgument`.
+    fn of(ctx: &Ctx<'_>) -> Result<Self, Answer> {
+        match ctx.target.q("encoding-type") {
+            None => Ok(Self { url: false }),
+            Some("url") => Ok(Self { url: true }),
+            Some(_) => Err(invalid_argument(
+                "Invalid Encoding Method specified in Request",
+            )),
+        }
+    }
+
+    fn encode(self, text: &str) -> String {
+        if self.url {
+            uri_encode(text, true)
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// `<EncodingType>url</EncodingType>` where keys are encoded.
+    fn announce(self, xml: &mut Xml) {
+        if self.url {
+            xml.leaf("EncodingType", "url");
+        }
+    }
+}
+
 fn list_multipart_uploads(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     let max_uploads = page_size(ctx, "max-uploads")?;
     let prefix = ctx.target.q("prefix").unwrap_or("");
@@ -2831,22 +2824,8 @@ fn list_multipart_uploads(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         .target
         .q("upload-id-marker")
         .filter(|_| !key_marker.is_empty());
-    let url = match ctx.target.q("encoding-type") {
-        None => false,
-        Some("url") => true,
-        Some(_) => {
-            return Err(invalid_argument(
-                "Invalid Encoding Method specified in Request",
-            ));
-        }
-    };
-    let encode = |s: &str| {
-        if url {
-            uri_encode(s, true)
-        } else {
-            s.to_owned()
-        }
-    };
+    let encoding = KeyEncoding::of(ctx)?;
+    let encode = |s: &str| encoding.encode(s);
     let mut uploads: Vec<&Upload> = state
         .uploads
         .values()
@@ -2916,9 +2895,7 @@ fn list_multipart_uploads(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
             xml.leaf("NextUploadIdMarker", upload_id);
         }
     }
-    if url {
-        xml.leaf("EncodingType", "url");
-    }
+    encoding.announce(&mut xml);
     xml.leaf("Prefix", &encode(prefix));
     if let Some(d) = delimiter {
         xml.leaf("Delimiter", &encode(d));
@@ -2964,22 +2941,8 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     let delimiter = ctx.target.q("delimiter").filter(|d| !d.is_empty());
     let token = ctx.target.q("continuation-token");
     let start_after = ctx.target.q("start-after");
-    let url = match ctx.target.q("encoding-type") {
-        None => false,
-        Some("url") => true,
-        Some(_) => {
-            return Err(invalid_argument(
-                "Invalid Encoding Method specified in Request",
-            ));
-        }
-    };
-    let encode = |s: &str| {
-        if url {
-            uri_encode(s, true)
-        } else {
-            s.to_owned()
-        }
-    };
+    let encoding = KeyEncoding::of(ctx)?;
+    let encode = |s: &str| encoding.encode(s);
     let after = match token {
         Some(token) => Some(
             hex_decode(token)
@@ -3028,9 +2991,7 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     }
     xml.leaf("KeyCount", &entries.len().to_string());
     xml.leaf("MaxKeys", &max_keys.to_string());
-    if url {
-        xml.leaf("EncodingType", "url");
-    }
+    encoding.announce(&mut xml);
     xml.leaf("IsTruncated", if truncated { "true" } else { "false" });
     if truncated && let Some(last) = &last_key {
         xml.leaf("NextContinuationToken", &sigv4::hex(last.as_bytes()));

@@ -5,11 +5,15 @@ pub mod aws_chunked;
 pub mod fault;
 pub mod fault_store;
 pub mod sigv4;
+pub mod transfer;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
+use s3_wire_tokio::RetryConfig;
+use sha2::{Digest as _, Sha256};
 
 /// A plain HTTP client (for presigned URLs), without connection reuse. It ignores the proxy
 /// variables of the developer's environment: every test server is on this machine's loopback.
@@ -21,6 +25,30 @@ pub fn http_client() -> reqwest::Client {
         .no_proxy()
         .build()
         .expect("reqwest client")
+}
+
+/// `len` pseudo-random bytes (xorshift64), the same for the same `seed`.
+pub fn data(len: u64, seed: u64) -> Bytes {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// `max_attempts` attempts with millisecond backoff (1 ms, at most 20 ms), so tests stay fast.
+pub fn retry(max_attempts: u32) -> RetryConfig {
+    RetryConfig::default()
+        .with_max_attempts(max_attempts)
+        .with_delays(Duration::from_millis(1), Duration::from_millis(20))
 }
 
 /// A one-shot body stream of fixed chunks.
