@@ -732,3 +732,117 @@ async fn concurrent_transfers_never_hold_more_than_the_client_budget() {
         "{error:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_object_options_apply_to_multipart_uploads_and_create_only_stores_nothing_over_an_object()
+ {
+    use s3_wire_tokio::s3_ops::{ObjectAttributes, ServerSideEncryption, StorageClass};
+    let store = store();
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let attributes = ObjectAttributes::new()
+        .content_type("text/csv")
+        .cache_control("no-cache")
+        .metadata("Origin", "transfer-test")
+        .storage_class(StorageClass::StandardIa)
+        .tag("project", "q3")
+        .server_side_encryption(ServerSideEncryption::S3);
+    for (name, limit) in [("options/single", u64::MAX), ("options/multipart", 0)] {
+        let stored = client
+            .upload(bucket(), key(name), UploadSource::bytes(data(PART * 3, 6)))
+            .part_size(PART)
+            .part_limits(part_limits(PART))
+            .single_request_limit(limit)
+            .attributes(attributes.clone())
+            .create_only()
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(stored.parts.is_some(), limit == 0, "{name}");
+        let held = store.object(BUCKET, name).unwrap();
+        let kept = &held.attributes;
+        assert_eq!(kept.content_type.as_deref(), Some("text/csv"), "{name}");
+        assert_eq!(kept.cache_control.as_deref(), Some("no-cache"), "{name}");
+        assert_eq!(
+            kept.metadata.get("origin").map(String::as_str),
+            Some("transfer-test")
+        );
+        assert_eq!(kept.storage_class.as_deref(), Some("STANDARD_IA"), "{name}");
+        assert_eq!(kept.tagging.as_deref(), Some("project=q3"), "{name}");
+        assert_eq!(kept.sse.as_deref(), Some("AES256"), "{name}");
+
+        // Create-only over an existing object: a precondition failure, nothing replaced,
+        // and no upload left open.
+        let error = client
+            .upload(bucket(), key(name), UploadSource::bytes(data(PART * 3, 7)))
+            .part_size(PART)
+            .part_limits(part_limits(PART))
+            .single_request_limit(limit)
+            .create_only()
+            .await
+            .unwrap_err();
+        assert!(error.is_precondition_failed(), "{name}: {error:?}");
+        assert_eq!(
+            store.object(BUCKET, name).unwrap().data,
+            held.data,
+            "{name}"
+        );
+        assert!(
+            store.open_uploads().is_empty(),
+            "{:?}",
+            store.open_uploads()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_checksum_algorithm_is_confirmed_full_object_or_part_by_part() {
+    let store = store();
+    let client = store.client_builder().build().unwrap();
+    let bytes = data(PART * 3 + 11, 8);
+    for algorithm in ChecksumAlgorithm::ALL {
+        let name = format!("checksum/{algorithm}");
+        let stored = multipart_upload(&client, &name, bytes.clone())
+            .checksum(Some(algorithm))
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let held = store.object(BUCKET, &name).unwrap();
+        let checksum = held
+            .checksum
+            .expect("the store keeps the object's checksum");
+        match algorithm {
+            ChecksumAlgorithm::Sha1 | ChecksumAlgorithm::Sha256 => {
+                // A hash cannot be combined: the store keeps the checksum of the part
+                // checksums, and confirmed each part.
+                assert_eq!(checksum.checksum_type, ChecksumType::Composite, "{name}");
+                assert!(checksum.value.ends_with("-4"), "{name}: {}", checksum.value);
+                assert_eq!(
+                    stored.verification,
+                    Verification::PerPart {
+                        algorithm,
+                        parts: 4
+                    },
+                    "{name}"
+                );
+            }
+            _ => {
+                // The client's combined CRC is the store's checksum of the whole object.
+                assert_eq!(checksum.checksum_type, ChecksumType::FullObject, "{name}");
+                let whole = algorithm.checksum(&bytes);
+                assert_eq!(checksum.value, whole.to_base64(), "{name}");
+                assert_eq!(stored.checksum, Some(whole.clone()), "{name}");
+                assert_eq!(
+                    stored.verification,
+                    Verification::FullObject(whole),
+                    "{name}"
+                );
+            }
+        }
+    }
+    let unchecked = multipart_upload(&client, "checksum/none", bytes)
+        .checksum(None)
+        .await
+        .unwrap();
+    assert_eq!(
+        unchecked.verification,
+        Verification::NotVerified(NotVerified::Disabled)
+    );
+}
