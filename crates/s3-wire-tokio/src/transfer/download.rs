@@ -389,7 +389,9 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     let head = response.output.head;
     let body = response.body;
     let size = head.content_length;
-    control.progress.set_total(size.unwrap_or(0));
+    if let Some(size) = size {
+        control.progress.set_total(size);
+    }
     let strong_etag = head.etag.clone().filter(|etag| !etag.is_weak());
     let checksum = announced(&head.checksums);
     let parallel = match (size, &strong_etag) {
@@ -412,8 +414,9 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         let received = receive_whole(&mut sink, body, &progress, &control, file_memory)
             .await
             .map_err(fail)?;
-        progress.commit(received);
+        // A body without Content-Length: its size is known now, before it is committed.
         control.progress.set_total(received);
+        progress.commit(received);
         drop(first_admission);
         return Ok(DownloadOutput {
             size: received,
@@ -433,8 +436,12 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         version_id: version_id.or_else(|| head.version_id.clone()),
         sse_customer_key,
     });
-    // A composite checksum is checked part by part, when the parts are uniform.
-    let mut range_size = options.part_size.max(1);
+    // A composite checksum is checked part by part, when the parts are uniform. A writer
+    // holds each range until its turn, so its ranges fit the budget.
+    let mut range_size = match sink {
+        Sink::File(_) => options.part_size.max(1),
+        Sink::Writer(_) => options.part_size.clamp(1, budget.capacity().max(1)),
+    };
     let mut mode = Mode::Ranges;
     if let Some(Announced::Composite {
         algorithm, parts, ..
@@ -442,11 +449,14 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         && verify
     {
         match uniform_part_size(&pinned, size, *parts).await {
-            Ok(Some(part_size)) => {
+            // A writer holds a whole range until its turn: a part must fit the budget.
+            Ok(Some(part_size))
+                if matches!(sink, Sink::File(_)) || part_size <= budget.capacity() =>
+            {
                 range_size = part_size;
                 mode = Mode::Parts(*algorithm);
             }
-            Ok(None) => {}
+            Ok(_) => {}
             Err(error) => return Err(fail(error)),
         }
     }
