@@ -3,9 +3,7 @@
 
 pub mod aws_chunked;
 pub mod fault;
-pub mod fault_store;
 pub mod sigv4;
-pub mod transfer;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -39,7 +39,8 @@ impl SourceKind {
     /// announced (`…Known`) or unknown length.
     pub fn source(self, bytes: &Bytes, directory: &Path, name: &str, chunk: usize) -> UploadSource {
         let len = Some(bytes.len() as u64);
-        let chunks = || super::Chunks(bytes.chunks(chunk).map(Bytes::copy_from_slice).collect());
+        let chunks =
+            || crate::support::Chunks(bytes.chunks(chunk).map(Bytes::copy_from_slice).collect());
         match self {
             SourceKind::File => {
                 let path = directory.join(name.replace('/', "_"));

@@ -1,15 +1,15 @@
 //! Managed transfers against `tools/local-s3` (s3s-fs, real SigV4): every source kind at the
 //! part boundaries (0, 1, part − 1, part, part + 1, 3.5 parts) and one object over 100 MiB,
 //! each upload checked byte for byte by SHA-256 of what the store holds, then downloaded in
-//! parallel to a file and to a writer, and copied — all with lowered part limits so the
-//! boundaries cost little data.
+//! parallel to a file and to a writer, and copied. s3s-fs enforces S3's 5 MiB minimum part
+//! size, so the boundaries are at 5 MiB here; the fault store tests them with small parts.
 //!
 //! s3s-fs ignores `If-Match` on GET, lists no part ETags and keeps no multipart checksums, so
 //! pinning, resumption and checksum confirmation are proven against the fault store
-//! (`transfer_fault.rs`), not here.
+//! (`faults.rs`), not here.
 
-mod support;
-
+use crate::helpers::{SourceKind, collecting_writer};
+use crate::support::{data, sha256};
 use bytes::Bytes;
 use local_s3::LocalS3;
 use s3_wire_tokio::s3_multipart_plan::PartLimits;
@@ -19,8 +19,6 @@ use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectAttributes, ObjectKey};
 use s3_wire_tokio::{Client, UploadSource, Verification};
-use support::transfer::{SourceKind, collecting_writer};
-use support::{data, sha256};
 
 /// s3s-fs enforces S3's 5 MiB minimum part size (`EntityTooSmall`), so the boundaries
 /// here are at 5 MiB; the fault store tests them with small parts.

@@ -1,6 +1,6 @@
 //! `FaultStore`: a stateful in-memory S3 on loopback, with seeded, reproducible fault injection.
 //!
-//! Where [`FaultServer`](super::fault::FaultServer) answers from a script, this server keeps
+//! Where [`FaultServer`](crate::support::fault::FaultServer) answers from a script, this server keeps
 //! real state: buckets, objects (with their attributes and checksums, and the part layout of
 //! multipart objects) and open multipart uploads. It behaves like Amazon S3 where the embedded
 //! test server (s3s-fs, see `/work/shared/server-quirks.md`) does not: conditional GET/HEAD,
@@ -16,8 +16,8 @@
 //! - Path-style addressing `/{bucket}/{key...}` (the key percent-decoded). Buckets spring into
 //!   existence on first use; `PUT /{bucket}` creates one, `DELETE /{bucket}` removes an empty one.
 //! - SigV4: every request's header signature is checked with the independent verifier
-//!   ([`super::sigv4`]) against [`ACCESS_KEY`] / [`SECRET_KEY`] / [`REGION`], and so are the chunk
-//!   and trailer signatures of signed `aws-chunked` bodies ([`super::aws_chunked`]). Failures
+//!   ([`crate::support::sigv4`]) against [`ACCESS_KEY`] / [`SECRET_KEY`] / [`REGION`], and so are the chunk
+//!   and trailer signatures of signed `aws-chunked` bodies ([`crate::support::aws_chunked`]). Failures
 //!   answer 403 (`SignatureDoesNotMatch`, `InvalidAccessKeyId`, `AccessDenied` when unsigned)
 //!   and are counted by [`FaultStore::signature_failures`].
 //! - PutObject, GetObject, HeadObject, CopyObject, DeleteObject, DeleteObjects, ListObjectsV2,
@@ -74,9 +74,9 @@ use s3_wire_tokio::s3_ops::{Checksum, ChecksumAlgorithm, ChecksumType, Checksumm
 use s3_wire_tokio::s3_xml;
 use sha2::Sha256;
 
-use super::aws_chunked;
-use super::fault::{ScriptedBody, ServerThread, Tail, loopback_listener};
-use super::sigv4;
+use crate::support::aws_chunked;
+use crate::support::fault::{ScriptedBody, ServerThread, Tail, loopback_listener};
+use crate::support::sigv4;
 
 /// The access key id the store accepts.
 pub const ACCESS_KEY: &str = "AKIDFAULTSTORE";
@@ -136,49 +136,7 @@ pub enum Op {
     Unknown,
 }
 
-impl Op {
-    /// The S3 action name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Op::PutObject => "PutObject",
-            Op::GetObject => "GetObject",
-            Op::HeadObject => "HeadObject",
-            Op::DeleteObject => "DeleteObject",
-            Op::DeleteObjects => "DeleteObjects",
-            Op::CopyObject => "CopyObject",
-            Op::CreateMultipartUpload => "CreateMultipartUpload",
-            Op::UploadPart => "UploadPart",
-            Op::UploadPartCopy => "UploadPartCopy",
-            Op::CompleteMultipartUpload => "CompleteMultipartUpload",
-            Op::AbortMultipartUpload => "AbortMultipartUpload",
-            Op::ListParts => "ListParts",
-            Op::ListMultipartUploads => "ListMultipartUploads",
-            Op::ListObjectsV2 => "ListObjectsV2",
-            Op::CreateBucket => "CreateBucket",
-            Op::HeadBucket => "HeadBucket",
-            Op::DeleteBucket => "DeleteBucket",
-            Op::Unknown => "Unknown",
-        }
-    }
-
-    /// True for operations that change state.
-    pub fn is_mutation(self) -> bool {
-        matches!(
-            self,
-            Op::PutObject
-                | Op::DeleteObject
-                | Op::DeleteObjects
-                | Op::CopyObject
-                | Op::CreateMultipartUpload
-                | Op::UploadPart
-                | Op::UploadPartCopy
-                | Op::CompleteMultipartUpload
-                | Op::AbortMultipartUpload
-                | Op::CreateBucket
-                | Op::DeleteBucket
-        )
-    }
-}
+impl Op {}
 
 /// A fault the store can inject into one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -208,18 +166,6 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    /// Every kind.
-    pub const ALL: [FaultKind; 8] = [
-        FaultKind::SlowDown,
-        FaultKind::InternalError,
-        FaultKind::ResetBeforeApply,
-        FaultKind::ResetAfterApply,
-        FaultKind::TruncatedResponse,
-        FaultKind::StalledResponse,
-        FaultKind::StalledRequest,
-        FaultKind::ErrorIn200,
-    ];
-
     /// Whether this kind can be injected into `op` at all.
     pub fn applies_to(self, op: Op) -> bool {
         match self {
@@ -231,14 +177,6 @@ impl FaultKind {
             ),
             _ => true,
         }
-    }
-
-    /// Whether the operation takes effect when this fault is injected.
-    pub fn applies_operation(self) -> bool {
-        matches!(
-            self,
-            FaultKind::ResetAfterApply | FaultKind::TruncatedResponse | FaultKind::StalledResponse
-        )
     }
 }
 
@@ -450,6 +388,7 @@ pub struct OpenUpload {
 #[derive(Debug, Clone)]
 pub struct RequestRecord {
     /// Method.
+    #[allow(dead_code)] // shown in assertion messages (Debug)
     pub method: Method,
     /// Path as sent (percent-encoded).
     pub path: String,
@@ -470,6 +409,7 @@ pub struct RequestRecord {
     /// How many requests with this identity came before (since the plan was set).
     pub occurrence: u64,
     /// `x-amz-request-id` of the answer.
+    #[allow(dead_code)] // shown in assertion messages (Debug)
     pub request_id: String,
 }
 
@@ -625,11 +565,6 @@ impl FaultStore {
         format!("http://{}", self.addr)
     }
 
-    /// The socket address.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// A client builder for this store: endpoint, region, credentials, no proxy.
     pub fn client_builder(&self) -> s3_wire_tokio::ClientBuilder {
         s3_wire_tokio::Client::builder()
@@ -649,11 +584,6 @@ impl FaultStore {
         let mut state = lock(&self.state);
         state.plan = plan;
         state.occurrences.clear();
-    }
-
-    /// The current fault plan.
-    pub fn faults(&self) -> FaultPlan {
-        lock(&self.state).plan.clone()
     }
 
     /// The object stored under `key`, if any.
@@ -743,11 +673,6 @@ impl FaultStore {
         };
         lock(&self.state).put(bucket, key, object.clone());
         object
-    }
-
-    /// Removes an object directly.
-    pub fn remove_object(&self, bucket: &str, key: &str) -> Option<StoredObject> {
-        lock(&self.state).buckets.get_mut(bucket)?.remove(key)
     }
 
     /// The uploads created and neither completed nor aborted, by bucket, key and creation.
@@ -1611,7 +1536,7 @@ fn verify_payload(ctx: &Ctx<'_>) -> Result<Option<Checksum>, Answer> {
                 "The Content-MD5 you specified was invalid.",
             ));
         }
-        if super::base64(&ctx.payload.md5) != value {
+        if crate::support::base64(&ctx.payload.md5) != value {
             return Err(Answer::error(
                 400,
                 "BadDigest",

@@ -10,12 +10,13 @@
 //! ETag, per-part checksums of composite objects, ambiguous completions, the stale-upload
 //! sweep, a hard memory cap shared by concurrent transfers.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+use crate::helpers::{SourceKind, collecting_writer, part_limits};
+use crate::support::{data, sha256};
 use bytes::Bytes;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
@@ -23,9 +24,6 @@ use s3_wire_tokio::transfer::{NotVerified, UploadBuilder};
 use s3_wire_tokio::{
     Client, ErrorKind, Progress, RetryConfig, TransferErrorKind, UploadSource, Verification,
 };
-use support::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
-use support::transfer::{SourceKind, collecting_writer, part_limits};
-use support::{data, sha256};
 
 const PART: u64 = 16 * 1024;
 const BUCKET: &str = "campaign";
@@ -41,7 +39,7 @@ fn key(name: &str) -> ObjectKey {
 /// Retries as in the other tests, with a budget that the campaign's many retries never
 /// exhaust.
 fn retry(max_attempts: u32) -> RetryConfig {
-    support::retry(max_attempts).with_budget_capacity(1_000_000)
+    crate::support::retry(max_attempts).with_budget_capacity(1_000_000)
 }
 
 fn store() -> FaultStore {
@@ -690,7 +688,9 @@ async fn concurrent_transfers_never_hold_more_than_the_client_budget() {
                     bucket(),
                     key(&format!("budget/{index}")),
                     UploadSource::stream(
-                        support::Chunks(bytes.chunks(5_000).map(Bytes::copy_from_slice).collect()),
+                        crate::support::Chunks(
+                            bytes.chunks(5_000).map(Bytes::copy_from_slice).collect(),
+                        ),
                         None,
                     ),
                 )

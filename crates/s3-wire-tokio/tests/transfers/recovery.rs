@@ -10,23 +10,21 @@
 //! what to upload where); the parent runs the store, kills the child once its journal records
 //! enough parts, and resumes in-process.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
+use crate::helpers::part_limits;
+use crate::support::{data, retry, sha256};
 use bytes::Bytes;
 use s3_wire_tokio::transfer::{UploadBuilder, UploadOutput};
 use s3_wire_tokio::{
     Cleanup, Client, Error, ErrorKind, Progress, TransferErrorKind, TransferHandle, UploadSource,
     Verification,
 };
-use support::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
-use support::transfer::part_limits;
-use support::{data, retry, sha256};
 
 const BUCKET: &str = "bucket";
 /// Bytes per part (and the store's minimum part size).
@@ -39,7 +37,7 @@ const CHILD_FILE: &str = "S3_WIRE_TEST_RECOVERY_CHILD_FILE";
 /// Set in the child: the resume journal.
 const CHILD_JOURNAL: &str = "S3_WIRE_TEST_RECOVERY_CHILD_JOURNAL";
 /// The name of the test that is the child process.
-const CHILD_TEST: &str = "crash_child_uploads_slowly_until_killed";
+const CHILD_TEST: &str = "recovery::crash_child_uploads_slowly_until_killed";
 /// The key of the crash test's object.
 const CRASH_KEY: &str = "crash/resumed.bin";
 /// Parts of the crash test's file.
@@ -841,7 +839,7 @@ async fn a_stream_shorter_than_announced_is_aborted() {
         .upload(
             bucket(),
             key(name),
-            UploadSource::stream(support::Chunks(chunks), Some(announced)),
+            UploadSource::stream(crate::support::Chunks(chunks), Some(announced)),
         )
         .part_size(PART)
         .part_limits(part_limits(PART))

@@ -3,10 +3,11 @@
 //! equal independently computed values, multipart semantics follow S3, and each injected fault
 //! does what it says, reproducibly. Every test ends with no signature failures.
 
-mod support;
-
 use std::time::{Duration, SystemTime};
 
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, REGION, request_identity};
+use crate::support::sigv4::hex;
+use crate::support::{base64, crc32, data, one_shot, retry, sha256};
 use bytes::Bytes;
 use md5::{Digest as _, Md5};
 use s3_wire_tokio::s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
@@ -33,9 +34,6 @@ use s3_wire_tokio::s3_ops::{
 };
 use s3_wire_tokio::s3_xml::{Checksums, CompletedPart, ETag};
 use s3_wire_tokio::{Body, Client, Error, ErrorKind, TimeoutKind, TransportErrorKind};
-use support::fault_store::{FaultKind, FaultPlan, FaultStore, Op, REGION, request_identity};
-use support::sigv4::hex;
-use support::{base64, crc32, data, one_shot, retry, sha256};
 
 const BUCKET: &str = "bucket";
 
@@ -1330,7 +1328,7 @@ async fn bad_signatures_and_unknown_keys_are_refused_and_counted() {
     let wrong_secret = s3_wire_tokio::Client::builder()
         .endpoint(store.endpoint())
         .region(REGION)
-        .static_credentials(support::fault_store::ACCESS_KEY, "not-the-secret", None)
+        .static_credentials(crate::fault_store::ACCESS_KEY, "not-the-secret", None)
         .proxy_from_env(false)
         .retry(retry(1))
         .build()
@@ -1346,7 +1344,7 @@ async fn bad_signatures_and_unknown_keys_are_refused_and_counted() {
     let wrong_key = s3_wire_tokio::Client::builder()
         .endpoint(store.endpoint())
         .region(REGION)
-        .static_credentials("AKIDSOMEONEELSE", support::fault_store::SECRET_KEY, None)
+        .static_credentials("AKIDSOMEONEELSE", crate::fault_store::SECRET_KEY, None)
         .proxy_from_env(false)
         .retry(retry(1))
         .build()

@@ -1,0 +1,20 @@
+//! The managed transfers (`s3-wire-tokio/src/transfer/`) and the fault store they are proven
+//! against, in one test binary (one link, and the fault store compiled once):
+//!
+//! - `fault_store.rs`: a stateful in-memory S3 on loopback with seeded fault injection;
+//!   `fault_store_selftest.rs` checks it against the client's single-request API;
+//! - `local_s3.rs`: transfers against `tools/local-s3` (s3s-fs) at the part boundaries;
+//! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
+//!   verification, lost answers, the stale-upload sweep, the memory cap);
+//! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod fault_store;
+mod helpers;
+
+mod fault_store_selftest;
+mod faults;
+mod local_s3;
+mod recovery;
