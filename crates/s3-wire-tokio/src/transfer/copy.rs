@@ -159,7 +159,8 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         algorithm: checksum,
         progress: control.progress.clone(),
     });
-    let scheduler = UploadScheduler::new(size, &multipart_options(&options)?)
+    let multipart = multipart_options(&options).map_err(failed)?;
+    let scheduler = UploadScheduler::new(size, &multipart)
         .map_err(|e| failed(plan_error(e)))?;
     let mut stored = Driver::new(target, control, scheduler, Parts::Copy(source), None)
         .run()

@@ -205,8 +205,8 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
         }
         SourceKind::Bytes(bytes) => {
             let len = bytes.len() as u64;
-            let scheduler = UploadScheduler::new(len, &multipart_options(&options)?)
-                .map_err(|e| fail(plan_error(e)))?;
+            let options = multipart_options(&options).map_err(fail)?;
+            let scheduler = UploadScheduler::new(len, &options).map_err(|e| fail(plan_error(e)))?;
             Driver::new(target, control, scheduler, Parts::Bytes(bytes), None)
                 .run()
                 .await
@@ -232,9 +232,9 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
             match journal {
                 Some(journal) => resume_or_start(target, control, parts, &options, journal).await,
                 None => {
-                    let scheduler =
-                        UploadScheduler::new(fingerprint.len, &multipart_options(&options)?)
-                            .map_err(|e| fail(plan_error(e)))?;
+                    let options = multipart_options(&options).map_err(fail)?;
+                    let scheduler = UploadScheduler::new(fingerprint.len, &options)
+                        .map_err(|e| fail(plan_error(e)))?;
                     Driver::new(target, control, scheduler, parts, None)
                         .run()
                         .await
@@ -273,7 +273,7 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                 // The announced length fits one request but the source is longer.
                 return Err(fail(length_error(announced, prefix.len() as u64)));
             }
-            let options = stream_options(&options, len, budget.capacity())?;
+            let options = stream_options(&options, len, budget.capacity()).map_err(fail)?;
             let scheduler = UploadScheduler::new_stream(&options);
             let reader: Box<dyn SequentialRead> = Box::new(Prefixed {
                 prefix,
@@ -544,7 +544,7 @@ async fn resume_or_start(
         source: fingerprint,
         algorithm: target.algorithm,
     };
-    let multipart = multipart_options(options)?;
+    let multipart = multipart_options(options).map_err(fail)?;
     let journal = JournalWriter::new(path.clone(), header.clone());
     let Some((recorded, snapshot)) = journal::load(&path).await.map_err(fail)? else {
         let scheduler =
