@@ -160,8 +160,7 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         progress: control.progress.clone(),
     });
     let multipart = multipart_options(&options).map_err(failed)?;
-    let scheduler = UploadScheduler::new(size, &multipart)
-        .map_err(|e| failed(plan_error(e)))?;
+    let scheduler = UploadScheduler::new(size, &multipart).map_err(|e| failed(plan_error(e)))?;
     let mut stored = Driver::new(target, control, scheduler, Parts::Copy(source), None)
         .run()
         .await?;

@@ -827,6 +827,23 @@ async fn hash_file(
     .map_err(Error::io)
 }
 
+/// A writer's range held until its turn: its bytes, their memory, and its progress (the
+/// range is committed once written).
+struct Held {
+    data: Bytes,
+    /// Given back when the range is dropped.
+    _admission: Admission,
+    progress: Arc<PartProgress>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // A range dropped before its turn (the download failed) is no longer in flight;
+        // after its commit this takes back nothing.
+        self.progress.abandon();
+    }
+}
+
 /// A range that arrived.
 struct Fetched {
     index: usize,
@@ -850,7 +867,7 @@ struct Driver {
     pinned: Arc<Pinned>,
     control: Arc<Control>,
     /// Holds a writer's ranges until their turn (a file's are written on arrival).
-    scheduler: DownloadScheduler<Option<(Bytes, Admission)>>,
+    scheduler: DownloadScheduler<Option<Held>>,
     mode: Mode,
     file: Option<Arc<std::fs::File>>,
     file_memory: FileMemory,
@@ -895,13 +912,13 @@ impl Driver {
             }
             // Deliveries in order: to the writer (a file was written as ranges came).
             while let Some(delivery) = self.scheduler.poll_deliver() {
-                if let (Sink::Writer(writer), Some((data, admission))) = (&mut *sink, delivery.data)
-                {
+                if let (Sink::Writer(writer), Some(held)) = (&mut *sink, delivery.data) {
+                    let data = &held.data;
                     if let Some(hash) = &mut self.in_order {
-                        hash.update(&data);
+                        hash.update(data);
                     }
                     let written = {
-                        let mut write = std::pin::pin!(writer.write_all(&data));
+                        let mut write = std::pin::pin!(writer.write_all(data));
                         let cancelled = &mut self.cancelled;
                         std::future::poll_fn(|cx| {
                             if cancelled.as_mut().poll(cx).is_ready() {
@@ -913,11 +930,15 @@ impl Driver {
                         })
                         .await
                     };
-                    drop(admission);
-                    if let Err(error) = written {
-                        self.fail(error);
-                        self.scheduler.handle_cancel();
+                    match written {
+                        Ok(()) => held.progress.commit(data.len() as u64),
+                        Err(error) => {
+                            self.fail(error);
+                            self.scheduler.handle_cancel();
+                        }
                     }
+                    // Its memory and progress go with it.
+                    drop(held);
                 }
             }
             match self.scheduler.outcome() {
@@ -1006,13 +1027,24 @@ impl Driver {
     fn handle(&mut self, result: Result<Fetched, Failed>) {
         let handled = match result {
             Ok(fetched) => {
-                fetched.progress.commit(fetched.len);
                 if self.range_checksums.len() <= fetched.index {
                     self.range_checksums.resize(fetched.index + 1, None);
                 }
                 self.range_checksums[fetched.index] =
                     fetched.checksum.map(|checksum| (checksum, fetched.len));
-                self.scheduler.handle_fetched(fetched.index, fetched.data)
+                let held = match fetched.data {
+                    Some((data, admission)) => Some(Held {
+                        data,
+                        _admission: admission,
+                        progress: fetched.progress,
+                    }),
+                    // Written to the file: committed now.
+                    None => {
+                        fetched.progress.commit(fetched.len);
+                        None
+                    }
+                };
+                self.scheduler.handle_fetched(fetched.index, held)
             }
             Err(Failed {
                 index,
