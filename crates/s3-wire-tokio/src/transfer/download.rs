@@ -629,7 +629,11 @@ async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Opt
     let Some(first) = part.content_length.filter(|&len| len > 0) else {
         return Ok(None);
     };
-    let last = size.checked_sub(first * u64::from(parts - 1));
+    // Checked: `parts` and the sizes come from the store.
+    let last = parts
+        .checked_sub(1)
+        .and_then(|before| first.checked_mul(u64::from(before)))
+        .and_then(|before| size.checked_sub(before));
     let uniform = part.parts_count == Some(parts)
         && size.div_ceil(first) == u64::from(parts)
         && last.is_some_and(|last| last > 0 && last <= first);
@@ -1099,7 +1103,7 @@ async fn fetch_range(
             };
             let response = pinned.client.get_object(request).await.map_err(changed)?;
             let head = &response.output.head;
-            let answered = head.content_range.map(|r| r.first..r.last + 1);
+            let answered = head.content_range.map(|r| r.first..r.last.saturating_add(1));
             if answered != Some(range.clone()) || head.content_length != Some(len) {
                 return Err(inconsistent(format!(
                     "asked for bytes {}..{} ({}), the store answered {:?} with {:?} bytes",
