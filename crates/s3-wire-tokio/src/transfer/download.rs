@@ -1103,7 +1103,9 @@ async fn fetch_range(
             };
             let response = pinned.client.get_object(request).await.map_err(changed)?;
             let head = &response.output.head;
-            let answered = head.content_range.map(|r| r.first..r.last.saturating_add(1));
+            let answered = head
+                .content_range
+                .map(|r| r.first..r.last.saturating_add(1));
             if answered != Some(range.clone()) || head.content_length != Some(len) {
                 return Err(inconsistent(format!(
                     "asked for bytes {}..{} ({}), the store answered {:?} with {:?} bytes",
