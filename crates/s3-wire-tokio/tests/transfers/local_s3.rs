@@ -181,31 +181,41 @@ async fn downloads_to_a_file_and_to_a_writer_get_exactly_the_stored_bytes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_object_over_100_mib_goes_up_from_a_file_and_down_in_parallel() {
+async fn an_object_over_100_mib_goes_up_from_a_file_and_a_stream_and_down_in_parallel() {
     let local = start().await;
     let directory = tempfile::tempdir().unwrap();
     let len = 100 * 1024 * 1024 + 12_345;
     let bytes = data(len, 42);
-    let path = directory.path().join("large.bin");
-    std::fs::write(&path, &bytes).unwrap();
-    let uploaded = local
-        .client
-        .upload(bucket(), key("large.bin"), UploadSource::file(&path))
-        .part_size(8 << 20)
-        .await
-        .expect("upload");
-    assert_eq!((uploaded.size, uploaded.parts), (len, Some(13)));
-    let back = directory.path().join("back.bin");
-    let got = local
-        .client
-        .download(bucket(), key("large.bin"), back.as_path())
-        .part_size(8 << 20)
-        .await
-        .expect("download");
-    assert_eq!(got.requests, 13);
-    assert_eq!(sha256(&std::fs::read(&back).unwrap()), sha256(&bytes));
+    for kind in [SourceKind::File, SourceKind::StreamUnknown] {
+        let name = format!("large/{kind:?}");
+        let source = kind.source(&bytes, directory.path(), &name, 1 << 20);
+        let uploaded = local
+            .client
+            .upload(bucket(), key(&name), source)
+            .part_size(8 << 20)
+            .await
+            .unwrap_or_else(|e| panic!("upload {name}: {e}"));
+        assert_eq!((uploaded.size, uploaded.parts), (len, Some(13)), "{name}");
+        let back = directory.path().join("back.bin");
+        let got = local
+            .client
+            .download(bucket(), key(&name), back.as_path())
+            .part_size(8 << 20)
+            .await
+            .unwrap_or_else(|e| panic!("download {name}: {e}"));
+        assert_eq!(got.requests, 13, "{name}");
+        assert_eq!(
+            sha256(&std::fs::read(&back).unwrap()),
+            sha256(&bytes),
+            "{name}"
+        );
+    }
     let memory = local.client.transfer_memory();
     assert!(memory.high_water <= memory.capacity, "{memory:?}");
+    assert!(
+        memory.high_water > 8 << 20,
+        "the stream's parts were held: {memory:?}"
+    );
     assert_eq!(memory.in_use, 0, "everything was given back");
 }
 
