@@ -640,6 +640,13 @@ impl ResponseChecksums {
         }
     }
 
+    /// True if the values are composite (checksums of part checksums, `<base64>-<parts>`):
+    /// they cannot check the object's bytes in one pass.
+    pub fn is_composite(&self) -> bool {
+        self.checksum_type == Some(ChecksumType::Composite)
+            || self.values.iter().any(|(_, value)| value.contains('-'))
+    }
+
     /// The announced value for `algorithm`.
     pub fn get(&self, algorithm: ChecksumAlgorithm) -> Option<&str> {
         self.values
@@ -675,6 +682,11 @@ impl ChecksumValidator {
             checksummer: Checksummer::new(expected.algorithm()),
             expected,
         }
+    }
+
+    /// The checksum the body must have.
+    pub fn expected(&self) -> &Checksum {
+        &self.expected
     }
 
     /// Feeds the next piece of the body.

@@ -85,7 +85,7 @@ pub use ops::{
     ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
     PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
 };
-pub use request::{Body, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
+pub use request::{Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{CompletedPart, ETag, Timestamp};
 pub use types::{

@@ -40,6 +40,46 @@ pub trait Operation {
     fn response_body_limit(&self) -> usize {
         RESPONSE_BODY_LIMIT
     }
+
+    /// This operation with a transport's `defaults` applied where its caller chose nothing:
+    /// the checksum of a PutObject, the checksum mode of a read (GetObject, HeadObject). A
+    /// transport calls it before sending; other operations come back unchanged.
+    ///
+    /// `UploadPart` has no default: a part must carry the algorithm its multipart upload
+    /// was created with, which only the caller knows. S3 refuses a part checksum on an
+    /// upload created without one, or accepts it and then fails the completion that does
+    /// not list it (what the AWS SDKs' default part checksum runs into:
+    /// aws-sdk-java-v2#6518, aws-sdk-go-v2#3005).
+    fn with_integrity_defaults(self, defaults: IntegrityDefaults) -> Self
+    where
+        Self: Sized,
+    {
+        let _ = defaults;
+        self
+    }
+}
+
+/// What a transport checks unless an operation says otherwise: the checksum uploads carry,
+/// and whether reads ask for the stored checksums (`x-amz-checksum-mode: ENABLED`) to verify
+/// bodies against them. See [`Operation::with_integrity_defaults`]. s3-ops alone applies
+/// none (an operation nobody chose a checksum for sends none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IntegrityDefaults {
+    /// The checksum of uploads that chose none; `None` leaves them without one.
+    pub upload_checksum: Option<ChecksumAlgorithm>,
+    /// Checksum mode for reads that did not set it.
+    pub checksum_mode: bool,
+}
+
+impl IntegrityDefaults {
+    /// Uploads carry `upload_checksum`; reads ask for checksums if `checksum_mode`.
+    pub fn new(upload_checksum: Option<ChecksumAlgorithm>, checksum_mode: bool) -> Self {
+        Self {
+            upload_checksum,
+            checksum_mode,
+        }
+    }
 }
 
 /// Default bound on buffered response bodies (a 1000-key listing of 1024-byte keys with

@@ -10,9 +10,10 @@ use s3_ops::ops::delete_object::DeleteObject;
 use s3_ops::ops::get_object::{GetObject, ResponseHeaderOverrides};
 use s3_ops::ops::head_object::{HeadObject, ObjectHead};
 use s3_ops::ops::put_object::PutObject;
+use s3_ops::ops::upload_part::UploadPart;
 use s3_ops::{
-    Body, ByteRange, ChecksumAlgorithm, Error, InvalidInput, Operation, RetryClass,
-    ServerSideEncryption, SseCustomerKey, StorageClass,
+    Body, ByteRange, ChecksumAlgorithm, Error, IntegrityDefaults, InvalidInput, Operation,
+    RetryClass, ServerSideEncryption, SseCustomerKey, StorageClass,
 };
 
 /// Sun, 06 Nov 1994 08:49:37 GMT (RFC 9110's example date).
@@ -741,4 +742,101 @@ fn attributes_from_a_head_keep_content_headers_and_metadata_only() {
         !headers.iter().any(|h| h.starts_with("expires")),
         "{headers:?}"
     );
+}
+
+#[test]
+fn a_transport_default_checksum_applies_only_where_none_was_chosen() {
+    let crc32 = IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true);
+    let checksum_headers = |put: PutObject| {
+        let (_, _, headers) = shape(
+            &put.body(Bytes::from_static(b"abc"))
+                .with_integrity_defaults(crc32)
+                .request(&aws())
+                .unwrap(),
+        );
+        headers
+            .into_iter()
+            .filter(|h| h.starts_with("x-amz-checksum-") || h.starts_with("x-amz-sdk-checksum"))
+            .collect::<Vec<_>>()
+    };
+    let put = || PutObject::new(bucket(), key("k"));
+    // Unchosen: the default applies.
+    assert_eq!(
+        checksum_headers(put()),
+        [
+            "x-amz-checksum-crc32: NSRBwg==",
+            "x-amz-sdk-checksum-algorithm: CRC32"
+        ]
+    );
+    // Chosen: the default does not override it.
+    let chosen = checksum_headers(put().checksum_algorithm(ChecksumAlgorithm::Sha256));
+    assert_eq!(chosen.len(), 2, "{chosen:?}");
+    assert!(chosen[0].starts_with("x-amz-checksum-sha256"), "{chosen:?}");
+    // Refused: nothing is sent, default or not.
+    assert!(checksum_headers(put().no_checksum()).is_empty());
+    // s3-ops alone sends none, and a default of none adds none.
+    let (_, _, alone) = shape(
+        &put()
+            .body(Bytes::from_static(b"abc"))
+            .request(&aws())
+            .unwrap(),
+    );
+    assert!(
+        !alone.iter().any(|h| h.starts_with("x-amz-checksum-")),
+        "{alone:?}"
+    );
+    let (_, _, off) = shape(
+        &put()
+            .body(Bytes::from_static(b"abc"))
+            .with_integrity_defaults(IntegrityDefaults::new(None, false))
+            .request(&aws())
+            .unwrap(),
+    );
+    assert!(
+        !off.iter().any(|h| h.starts_with("x-amz-checksum-")),
+        "{off:?}"
+    );
+    // A streamed body gets the default as a trailer.
+    let streamed = put()
+        .streaming_body(3)
+        .with_integrity_defaults(crc32)
+        .request(&aws())
+        .unwrap();
+    assert_eq!(
+        streamed.body,
+        Body::External {
+            content_length: 3,
+            trailing_checksum: Some(ChecksumAlgorithm::Crc32)
+        }
+    );
+
+    // A part keeps whatever its upload uses: no default.
+    let part = UploadPart::new(bucket(), key("k"), "upload", 1)
+        .body(Bytes::from_static(b"abc"))
+        .with_integrity_defaults(crc32);
+    let (_, _, headers) = shape(&part.request(&aws()).unwrap());
+    assert!(
+        !headers.iter().any(|h| h.starts_with("x-amz-checksum-")),
+        "{headers:?}"
+    );
+
+    let mode = |get: GetObject| {
+        let get = get.with_integrity_defaults(crc32);
+        let asks = get.asks_for_checksums();
+        let (_, _, headers) = shape(&get.request(&aws()).unwrap());
+        assert_eq!(
+            asks,
+            headers.contains(&"x-amz-checksum-mode: ENABLED".to_owned())
+        );
+        asks
+    };
+    assert!(mode(GetObject::new(bucket(), key("k"))));
+    assert!(!mode(
+        GetObject::new(bucket(), key("k")).checksum_mode(false)
+    ));
+    let (_, _, alone) = shape(&GetObject::new(bucket(), key("k")).request(&aws()).unwrap());
+    assert!(!alone.contains(&"x-amz-checksum-mode: ENABLED".to_owned()));
+    let head = HeadObject::new(bucket(), key("k")).with_integrity_defaults(crc32);
+    let (_, _, headers) = shape(&head.request(&aws()).unwrap());
+    assert!(headers.contains(&"x-amz-checksum-mode: ENABLED".to_owned()));
 }

@@ -8,7 +8,7 @@ use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
 use crate::ops::head_object::{ObjectHead, ObjectSelector, object_selector_setters};
-use crate::request::{Operation, OperationRequest};
+use crate::request::{IntegrityDefaults, Operation, OperationRequest};
 use crate::response::decode;
 use crate::types::{ByteRange, Conditions};
 use s3_xml::ETag;
@@ -70,6 +70,11 @@ impl GetObject {
     pub fn response_headers(mut self, overrides: ResponseHeaderOverrides) -> Self {
         self.overrides = overrides;
         self
+    }
+
+    /// Whether the request asks for the stored checksums (`x-amz-checksum-mode: ENABLED`).
+    pub fn asks_for_checksums(&self) -> bool {
+        self.selector.checksum_mode()
     }
 
     /// Decodes a successful response head (2xx); the transport streams the body.
@@ -179,6 +184,11 @@ impl Resumable {
 
 impl Operation for GetObject {
     type Output = GetObjectOutput;
+
+    fn with_integrity_defaults(mut self, defaults: IntegrityDefaults) -> Self {
+        self.selector.apply_default(defaults);
+        self
+    }
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         let overrides = &self.overrides;

@@ -11,7 +11,7 @@ use crate::checksum::{ChecksumValidator, ResponseChecksums};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
-use crate::request::{Operation, OperationRequest, RequestBuilder};
+use crate::request::{IntegrityDefaults, Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
 use crate::types::{ByteRange, Conditions, ContentRange, SseCustomerKey, StorageClass};
 
@@ -26,11 +26,22 @@ pub(crate) struct ObjectSelector {
     pub(crate) part_number: Option<u32>,
     pub(crate) conditions: Conditions,
     pub(crate) sse_customer_key: Option<SseCustomerKey>,
-    pub(crate) checksum_mode: bool,
+    /// `None`: not chosen (a transport may apply its default; s3-ops alone sends none).
+    pub(crate) checksum_mode: Option<bool>,
     pub(crate) expected_bucket_owner: Option<String>,
 }
 
 impl ObjectSelector {
+    /// The transport's default checksum mode, if the caller chose none.
+    pub(crate) fn apply_default(&mut self, defaults: IntegrityDefaults) {
+        self.checksum_mode.get_or_insert(defaults.checksum_mode);
+    }
+
+    /// Whether the request asks for the stored checksums.
+    pub(crate) fn checksum_mode(&self) -> bool {
+        self.checksum_mode == Some(true)
+    }
+
     pub(crate) fn new(bucket: BucketName, key: ObjectKey) -> Self {
         ObjectSelector {
             bucket,
@@ -40,7 +51,7 @@ impl ObjectSelector {
             part_number: None,
             conditions: Conditions::default(),
             sse_customer_key: None,
-            checksum_mode: false,
+            checksum_mode: None,
             expected_bucket_owner: None,
         }
     }
@@ -70,7 +81,7 @@ impl ObjectSelector {
             .sse_customer_key(self.sse_customer_key.as_ref(), false)
             .header_opt(
                 "x-amz-checksum-mode",
-                self.checksum_mode.then_some("ENABLED"),
+                self.checksum_mode().then_some("ENABLED"),
             )
             .header_opt(
                 "x-amz-expected-bucket-owner",
@@ -132,7 +143,7 @@ macro_rules! object_selector_setters {
 
         /// `x-amz-checksum-mode: ENABLED`: ask S3 to return the stored checksums.
         pub fn checksum_mode(mut self, enabled: bool) -> Self {
-            self.selector.checksum_mode = enabled;
+            self.selector.checksum_mode = Some(enabled);
             self
         }
 
@@ -282,6 +293,11 @@ impl ObjectHead {
 
 impl Operation for HeadObject {
     type Output = ObjectHead;
+
+    fn with_integrity_defaults(mut self, defaults: IntegrityDefaults) -> Self {
+        self.selector.apply_default(defaults);
+        self
+    }
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         self.selector.builder(endpoint, Method::HEAD).build()

@@ -11,7 +11,7 @@ use crate::encoding::push_query_encoded;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
 use crate::names::BucketName;
-use crate::request::{Body, RequestBuilder};
+use crate::request::{Body, IntegrityDefaults, RequestBuilder};
 use crate::types::{CannedAcl, ServerSideEncryption, SseCustomerKey, StorageClass};
 
 pub mod abort_multipart_upload;
@@ -419,6 +419,10 @@ pub(crate) struct Payload {
 /// How an upload's checksum is provided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ChecksumChoice {
+    /// Nothing chosen: a transport may apply its default
+    /// (`Operation::with_integrity_defaults`); s3-ops alone sends none.
+    Unchosen,
+    /// None, whatever the transport's default (`no_checksum`).
     None,
     /// Computed here for in-memory bodies, as a trailer for external ones.
     Compute(ChecksumAlgorithm),
@@ -430,13 +434,22 @@ impl Default for Payload {
     fn default() -> Self {
         Payload {
             body: Body::Bytes(Bytes::new()),
-            checksum: ChecksumChoice::None,
+            checksum: ChecksumChoice::Unchosen,
             content_md5: false,
         }
     }
 }
 
 impl Payload {
+    /// The transport's default checksum, if the caller chose nothing.
+    pub(crate) fn apply_default(&mut self, defaults: IntegrityDefaults) {
+        if let (ChecksumChoice::Unchosen, Some(algorithm)) =
+            (&self.checksum, defaults.upload_checksum)
+        {
+            self.checksum = ChecksumChoice::Compute(algorithm);
+        }
+    }
+
     /// The largest single PutObject or UploadPart payload S3 accepts (5 GiB).
     pub(crate) const MAX_LEN: u64 = 5 << 30;
 
@@ -455,7 +468,7 @@ impl Payload {
         });
         let mut body = self.body.clone();
         let builder = match (&self.checksum, body.in_memory()) {
-            (ChecksumChoice::None, _) => builder,
+            (ChecksumChoice::Unchosen | ChecksumChoice::None, _) => builder,
             // A known value needs no x-amz-sdk-checksum-algorithm (fewer headers for
             // presigned uploads to repeat).
             (ChecksumChoice::Precomputed(checksum), _) => builder.checksum_header(Some(checksum)),
@@ -513,6 +526,13 @@ macro_rules! payload_setters {
         /// Sends a checksum computed in advance (`x-amz-checksum-*` header).
         pub fn checksum(mut self, checksum: crate::checksum::Checksum) -> Self {
             self.payload.checksum = crate::ops::ChecksumChoice::Precomputed(checksum);
+            self
+        }
+
+        /// Sends no checksum, whatever the transport's default (for stores that reject
+        /// checksums).
+        pub fn no_checksum(mut self) -> Self {
+            self.payload.checksum = crate::ops::ChecksumChoice::None;
             self
         }
 

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
 use crate::ops::option_setters;
 use crate::ops::{ObjectAttributes, Payload, object_attribute_setters, payload_setters};
-use crate::request::{Operation, OperationRequest, RequestBuilder};
+use crate::request::{IntegrityDefaults, Operation, OperationRequest, RequestBuilder};
 use crate::response::{EncryptionInfo, Head, RequestIds, decode};
 
 /// `PUT /{Key}`: store an object (up to 5 GiB; larger ones need a multipart upload).
@@ -105,6 +105,11 @@ impl PutObject {
 
 impl Operation for PutObject {
     type Output = PutObjectOutput;
+
+    fn with_integrity_defaults(mut self, defaults: IntegrityDefaults) -> Self {
+        self.payload.apply_default(defaults);
+        self
+    }
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         self.builder(endpoint).build()

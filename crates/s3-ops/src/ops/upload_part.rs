@@ -16,6 +16,11 @@ use crate::types::SseCustomerKey;
 /// `PUT /{Key}?partNumber={n}&uploadId={id}`: one part (5 MiB to 5 GiB; the last may be
 /// smaller).
 ///
+/// A part carries the checksum algorithm its upload was created with
+/// (`CreateMultipartUpload::checksum_algorithm`), set here with `checksum_algorithm` or
+/// `checksum`; transports add none by default (see
+/// [`Operation::with_integrity_defaults`]).
+///
 /// S3 documents it at <https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPart.html>.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UploadPart {
