@@ -302,6 +302,16 @@ enum AttemptState {
         end: u64,
         read: Option<JoinHandle<std::io::Result<Bytes>>>,
     },
+    /// The caller's one-shot stream, held to exactly its announced length.
+    Stream {
+        stream: Arc<Mutex<Option<ByteStream>>>,
+        started: Arc<AtomicBool>,
+        announced: u64,
+        received: u64,
+        /// The piece that completes the announced length, sent only once the stream has
+        /// ended: a stream that runs long must fail before the last byte goes out.
+        last: Option<Bytes>,
+    },
     Done,
 }
 
@@ -324,7 +334,13 @@ impl AttemptBody {
                 end: range.offset + range.len,
                 read: None,
             },
-            Source::Stream(_) => AttemptState::Done,
+            Source::Stream(one_shot) => AttemptState::Stream {
+                stream: one_shot.stream.clone(),
+                started: one_shot.started.clone(),
+                announced: one_shot.len,
+                received: 0,
+                last: None,
+            },
         };
         Self {
             state,
@@ -333,10 +349,76 @@ impl AttemptBody {
         }
     }
 
+    /// The next piece of a one-shot stream, checked against its announced length.
+    fn poll_stream(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
+        let AttemptState::Stream {
+            stream,
+            started,
+            announced,
+            received,
+            last,
+        } = &mut self.state
+        else {
+            return Poll::Ready(None);
+        };
+        loop {
+            let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(inner) = guard.as_mut() else {
+                // Ended (or taken by an earlier attempt).
+                return Poll::Ready(match (last.take(), *received == 0 && *announced > 0) {
+                    (Some(piece), _) => Some(Ok(piece)),
+                    (None, true) => Some(Err(BodyError::boxed(
+                        "the one-shot body stream was already consumed",
+                        None,
+                    ))),
+                    (None, false) => None,
+                });
+            };
+            match ready!(inner.as_mut().poll_next(cx)) {
+                Some(Err(error)) => return Poll::Ready(Some(Err(BodyError::wrap(error)))),
+                Some(Ok(piece)) if piece.is_empty() => {}
+                Some(Ok(piece)) => {
+                    // From here on the stream cannot be replayed.
+                    started.store(true, Ordering::Release);
+                    *received += piece.len() as u64;
+                    if *received > *announced {
+                        return Poll::Ready(Some(Err(BodyError::boxed(
+                            format!(
+                                "body stream yielded more than its announced {announced} bytes"
+                            ),
+                            None,
+                        ))));
+                    }
+                    if *received < *announced {
+                        return Poll::Ready(Some(Ok(piece)));
+                    }
+                    *last = Some(piece);
+                }
+                None => {
+                    *guard = None;
+                    if *received < *announced {
+                        return Poll::Ready(Some(Err(BodyError::boxed(
+                            format!(
+                                "body stream ended after {received} of its announced {announced} bytes"
+                            ),
+                            None,
+                        ))));
+                    }
+                }
+            }
+        }
+    }
+
     fn remaining(&self) -> u64 {
         match &self.state {
             AttemptState::Bytes(bytes) => bytes.len() as u64,
             AttemptState::File { position, end, .. } => end - position,
+            AttemptState::Stream {
+                announced,
+                received,
+                last,
+                ..
+            } => announced - received + last.as_ref().map_or(0, |b| b.len() as u64),
             AttemptState::Done => 0,
         }
     }
@@ -353,6 +435,17 @@ impl http_body::Body for AttemptBody {
         let this = self.get_mut();
         let chunk = match &mut this.state {
             AttemptState::Done => return Poll::Ready(None),
+            AttemptState::Stream { .. } => match ready!(this.poll_stream(cx)) {
+                Some(Ok(chunk)) => chunk,
+                Some(Err(error)) => {
+                    this.state = AttemptState::Done;
+                    return Poll::Ready(Some(Err(error)));
+                }
+                None => {
+                    this.state = AttemptState::Done;
+                    return Poll::Ready(None);
+                }
+            },
             AttemptState::Bytes(bytes) if bytes.is_empty() => {
                 this.state = AttemptState::Done;
                 return Poll::Ready(None);
@@ -475,4 +568,55 @@ pub(crate) fn test_stream<E: Send + 'static>(
 #[cfg(test)]
 pub(crate) fn test_stream_body(items: Vec<Result<Bytes, BoxError>>, len: u64) -> Body {
     Body::from_stream(test_stream(items), len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body::Body as _;
+
+    /// Polls one plain attempt of `body` to its end: the bytes it let out, and its error.
+    async fn send_plain(body: &Body) -> (Vec<u8>, Option<String>) {
+        let mut attempt = AttemptBody::plain(body, Activity::new());
+        let mut sent = Vec::new();
+        loop {
+            match std::future::poll_fn(|cx| Pin::new(&mut attempt).poll_frame(cx)).await {
+                None => return (sent, None),
+                Some(Ok(frame)) => sent.extend_from_slice(&frame.into_data().unwrap()),
+                Some(Err(error)) => return (sent, Some(error.to_string())),
+            }
+        }
+    }
+
+    fn pieces(pieces: &[&'static [u8]]) -> Vec<Result<Bytes, BoxError>> {
+        pieces.iter().map(|p| Ok(Bytes::from_static(p))).collect()
+    }
+
+    #[tokio::test]
+    async fn a_plain_stream_attempt_sends_exactly_its_announced_length() {
+        let body = test_stream_body(pieces(&[b"abc", b"", b"defg"]), 7);
+        assert_eq!(send_plain(&body).await, (b"abcdefg".to_vec(), None));
+        assert!(!body.can_resend(), "its bytes were taken");
+        // A second attempt cannot send it again.
+        let (sent, error) = send_plain(&body).await;
+        assert!(sent.is_empty());
+        assert!(error.unwrap().contains("already consumed"));
+    }
+
+    #[tokio::test]
+    async fn a_short_plain_stream_fails_after_what_it_had() {
+        let body = test_stream_body(pieces(&[b"abc"]), 7);
+        let (sent, error) = send_plain(&body).await;
+        assert_eq!(sent, b"abc");
+        assert!(error.unwrap().contains("ended after 3 of its announced 7"));
+    }
+
+    #[tokio::test]
+    async fn a_long_plain_stream_fails_before_its_last_announced_byte_goes_out() {
+        // The store must never see a complete body of the announced length.
+        let body = test_stream_body(pieces(&[b"abc", b"defg", b"h"]), 7);
+        let (sent, error) = send_plain(&body).await;
+        assert_eq!(sent, b"abc", "the piece completing the length is held back");
+        assert!(error.unwrap().contains("more than its announced 7"));
+    }
 }

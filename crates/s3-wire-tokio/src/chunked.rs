@@ -7,8 +7,7 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
@@ -16,7 +15,7 @@ use http_body::{Body as _, Frame, SizeHint};
 use s3_ops::{ChecksumAlgorithm, Checksummer};
 use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
 
-use crate::body::{AttemptBody, Body, BodyError, BoxError, ByteStream, Source};
+use crate::body::{AttemptBody, Body, BodyError, BoxError};
 use crate::error::{Error, ErrorKind};
 use crate::stall::Activity;
 use crate::transfer::PartProgress;
@@ -56,24 +55,12 @@ fn base64_len(bytes: usize) -> usize {
     bytes.div_ceil(3) * 4
 }
 
-/// Where the payload bytes come from.
-enum Payload {
-    /// A replayable body, read afresh for this attempt.
-    Replayable(AttemptBody),
-    /// The caller's one-shot stream.
-    OneShot {
-        stream: Arc<Mutex<Option<ByteStream>>>,
-        started: Arc<std::sync::atomic::AtomicBool>,
-    },
-}
-
 /// The aws-chunked body of one attempt.
 pub(crate) struct ChunkedBody {
-    payload: Payload,
+    /// The payload bytes, exactly as many as announced (checked as they are read).
+    payload: AttemptBody,
     encoder: ChunkEncoder,
     checksum: Option<Checksummer>,
-    declared: u64,
-    received: u64,
     pending: BytesMut,
     /// Framed output, each piece with the payload bytes it carries.
     out: VecDeque<(Bytes, u64)>,
@@ -91,20 +78,12 @@ impl ChunkedBody {
         trailer: Option<ChecksumAlgorithm>,
         activity: Activity,
     ) -> Result<Self, Error> {
-        let payload = match &upload.source {
-            Source::Stream(one_shot) => Payload::OneShot {
-                stream: one_shot.stream.clone(),
-                started: one_shot.started.clone(),
-            },
-            _ => Payload::Replayable(AttemptBody::payload(upload, Activity::new())),
-        };
+        let payload = AttemptBody::payload(upload, Activity::new());
         Ok(Self {
             payload,
             remaining_encoded: encoder.layout().encoded_length(),
-            declared: encoder.layout().decoded_length(),
             encoder,
             checksum: trailer.map(Checksummer::new),
-            received: 0,
             pending: BytesMut::new(),
             out: VecDeque::new(),
             source_done: false,
@@ -116,35 +95,10 @@ impl ChunkedBody {
 
     /// Pulls the next piece of payload: `Ready(None)` at its end.
     fn poll_payload(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, BoxError>>> {
-        match &mut self.payload {
-            Payload::Replayable(body) => match Pin::new(body).poll_frame(cx) {
-                Poll::Pending => Poll::Pending,
-                Poll::Ready(None) => Poll::Ready(None),
-                Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(e))),
-                Poll::Ready(Some(Ok(frame))) => {
-                    Poll::Ready(Some(Ok(frame.into_data().unwrap_or_default())))
-                }
-            },
-            Payload::OneShot { stream, started } => {
-                let mut guard = stream.lock().unwrap_or_else(|e| e.into_inner());
-                let Some(inner) = guard.as_mut() else {
-                    return Poll::Ready(Some(Err(BodyError::boxed(
-                        "the one-shot body stream was already consumed",
-                        None,
-                    ))));
-                };
-                let item = inner.as_mut().poll_next(cx);
-                if let Poll::Ready(Some(Ok(chunk))) = &item
-                    && !chunk.is_empty()
-                {
-                    // From here on the stream cannot be replayed.
-                    started.store(true, Ordering::Release);
-                }
-                if let Poll::Ready(None) = &item {
-                    *guard = None;
-                }
-                item
-            }
+        match std::task::ready!(Pin::new(&mut self.payload).poll_frame(cx)) {
+            None => Poll::Ready(None),
+            Some(Err(e)) => Poll::Ready(Some(Err(e))),
+            Some(Ok(frame)) => Poll::Ready(Some(Ok(frame.into_data().unwrap_or_default()))),
         }
     }
 
@@ -188,29 +142,8 @@ impl ChunkedBody {
             match self.poll_payload(cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
-                Poll::Ready(None) => {
-                    if self.received != self.declared {
-                        return Poll::Ready(Err(BodyError::boxed(
-                            format!(
-                                "body stream ended after {} of its announced {} bytes",
-                                self.received, self.declared
-                            ),
-                            None,
-                        )));
-                    }
-                    self.source_done = true;
-                }
+                Poll::Ready(None) => self.source_done = true,
                 Poll::Ready(Some(Ok(mut data))) => {
-                    self.received += data.len() as u64;
-                    if self.received > self.declared {
-                        return Poll::Ready(Err(BodyError::boxed(
-                            format!(
-                                "body stream yielded more than its announced {} bytes",
-                                self.declared
-                            ),
-                            None,
-                        )));
-                    }
                     if let Some(checksum) = &mut self.checksum {
                         checksum.update(&data);
                     }

@@ -5,8 +5,12 @@
 //! |--------------------------|----------------------------------|-------------------------------------|
 //! | none / XML document      | SHA-256 of the bytes             | SHA-256 of the bytes                |
 //! | bytes, file              | SHA-256 (one read pass, cached)  | `UNSIGNED-PAYLOAD`                  |
-//! | one-shot stream          | aws-chunked, signed chunks       | aws-chunked, unsigned + checksum trailer |
+//! | one-shot stream          | aws-chunked, signed chunks       | `UNSIGNED-PAYLOAD`                  |
 //! | any, trailing checksum   | aws-chunked, signed + trailer    | aws-chunked, unsigned + trailer     |
+//!
+//! Uploads carry a trailing checksum by default (the client's `upload_checksum`), so the
+//! rows without one are what a request or client that turned checksums off sends: nothing
+//! beyond what SigV4 itself requires, for stores that reject checksums.
 
 use std::time::SystemTime;
 
@@ -73,22 +77,21 @@ impl Payload {
                         upload.len()
                     )));
                 }
-                let one_shot = matches!(upload.source, Source::Stream(_));
-                if one_shot || trailing_checksum.is_some() {
-                    let trailer = match (trailing_checksum, tls) {
-                        (Some(algorithm), _) => Some(*algorithm),
-                        // Over TLS the payload is unsigned: a checksum trailer
-                        // still lets the server verify what it stored.
-                        (None, true) => Some(ChecksumAlgorithm::Crc32),
-                        (None, false) => None,
-                    };
+                if trailing_checksum.is_some() {
                     return Ok(Payload::Chunked {
                         signed: !tls,
-                        trailer,
+                        trailer: *trailing_checksum,
                     });
                 }
                 if tls {
                     return Ok(Payload::Unsigned);
+                }
+                // Over plain HTTP a stream cannot be hashed ahead: its chunks are signed.
+                if matches!(upload.source, Source::Stream(_)) {
+                    return Ok(Payload::Chunked {
+                        signed: true,
+                        trailer: None,
+                    });
                 }
                 let digest = match sha256 {
                     Some(digest) => *digest,
@@ -295,10 +298,7 @@ mod tests {
             choose(&external(5, None), Some(&stream), true)
                 .await
                 .unwrap(),
-            Payload::Chunked {
-                signed: false,
-                trailer: Some(ChecksumAlgorithm::Crc32)
-            }
+            Payload::Unsigned
         );
         let bytes = Body::from_bytes(Bytes::from_static(b"hello"));
         assert_eq!(
