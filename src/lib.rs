@@ -36,10 +36,10 @@ pub use s3_xml as xml;
 
 pub use s3_wire_tokio::{
     Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, Error,
-    ErrorKind, GetObjectResponse, ObjectBody, ObjectReader, Paginated, Paginator, Progress,
-    RetryConfig, TimeoutKind, Timeouts, TransferErrorKind, TransferFailure, TransferHandle,
-    TransferOptions, TransportErrorKind, UploadSource, Verification, bucket, credentials, key,
-    transfer,
+    ErrorKind, GetObjectResponse, NotVerified, ObjectBody, ObjectReader, Paginated, Paginator,
+    Progress, RetryConfig, TimeoutKind, Timeouts, TransferErrorKind, TransferFailure,
+    TransferHandle, TransferOptions, TransportErrorKind, UploadSource, Verification, bucket,
+    credentials, key, transfer,
 };
 
 /// The README's example compiles (run by `cargo test --doc`).

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use http::StatusCode;
 use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
-use s3_ops::{Endpoint, Operation, RetryClass};
+use s3_ops::{Endpoint, IntegrityDefaults, Operation, RetryClass};
 use tokio::time::Instant;
 
 use crate::bandwidth::{Bandwidth, Throttled};
@@ -64,6 +64,8 @@ pub(crate) struct Inner {
     pub(crate) transfer_memory: Arc<MemoryBudget>,
     /// The bandwidth limits of sending and of receiving.
     pub(crate) bandwidth: Option<(Arc<Bandwidth>, Arc<Bandwidth>)>,
+    /// What uploads carry and downloads verify by default.
+    pub(crate) integrity: IntegrityDefaults,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -72,6 +74,14 @@ pub(crate) enum RetryDenied {
     Attempts,
     /// The client's retry budget is spent.
     Budget,
+}
+
+/// An operation that succeeded: its output, the requests it made in all, and whether an
+/// earlier attempt may have taken effect without its answer arriving.
+pub(crate) struct Completed<T> {
+    pub(crate) output: T,
+    pub(crate) attempts: u32,
+    pub(crate) outcome_unknown: bool,
 }
 
 /// What an attempt's response decoder gets: the head and the unread body.
@@ -99,6 +109,7 @@ impl Client {
         timeouts: Timeouts,
         retry: RetryConfig,
         transfers: TransferSettings,
+        integrity: IntegrityDefaults,
     ) -> Result<Self, Error> {
         let http = transport::build(&transport)?;
         let options = transfers.options;
@@ -129,6 +140,7 @@ impl Client {
                 transfer_options: options,
                 transfer_memory: Arc::new(MemoryBudget::new(memory)),
                 bandwidth,
+                integrity,
             }),
         })
     }
@@ -175,8 +187,10 @@ impl Client {
         &self,
         op: &O,
     ) -> Result<(O::Output, bool), Error> {
-        self.execute_telling(op, None, |response| decode_buffered(op, response))
-            .await
+        let done = self
+            .execute_counted(op, None, 0, |response| decode_buffered(op, response))
+            .await?;
+        Ok((done.output, done.outcome_unknown))
     }
 
     /// The request pipeline with retries. `decode` turns each attempt's
@@ -193,17 +207,20 @@ impl Client {
         D: FnMut(RawResponse) -> F,
         F: Future<Output = Result<T, Error>>,
     {
-        Ok(self.execute_telling(op, upload, decode).await?.0)
+        Ok(self.execute_counted(op, upload, 0, decode).await?.output)
     }
 
-    /// [`Client::execute`], telling with a success whether an earlier attempt's answer was
-    /// lost.
-    pub(crate) async fn execute_telling<O, T, F, D>(
+    /// [`Client::execute`] for an operation that already made `tries_before` requests (a
+    /// body's continuation): its tries count on from there, within the same
+    /// `max_attempts`. Tells with the output how many requests were made in all and
+    /// whether an earlier attempt's answer was lost.
+    pub(crate) async fn execute_counted<O, T, F, D>(
         &self,
         op: &O,
         upload: Option<&Body>,
+        tries_before: u32,
         mut decode: D,
-    ) -> Result<(T, bool), Error>
+    ) -> Result<Completed<T>, Error>
     where
         O: Operation,
         D: FnMut(RawResponse) -> F,
@@ -216,7 +233,7 @@ impl Client {
             .operation
             .map(|limit| (started + limit, limit));
         let mut endpoint: Option<Endpoint> = None; // set after a region redirect
-        let mut attempts = 0u32;
+        let mut attempts = tries_before;
         let mut retry_tokens = 0u32;
         let mut payload_cache = PayloadCache::default();
         // Whether an attempt so far may have taken effect without its answer arriving.
@@ -238,7 +255,11 @@ impl Client {
                 Ok(response) => match decode(response).await {
                     Ok(output) => {
                         inner.budget.on_success(retry_tokens);
-                        return Ok((output, outcome_unknown));
+                        return Ok(Completed {
+                            output,
+                            attempts,
+                            outcome_unknown,
+                        });
                     }
                     Err(error) => (error, None),
                 },

@@ -5,7 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use s3_ops::{AddressingStyle, Endpoint, Scheme};
+use s3_ops::{AddressingStyle, ChecksumAlgorithm, Endpoint, IntegrityDefaults, Scheme};
 
 use crate::client::Client;
 use crate::credentials::{CredentialsProvider, DefaultChain, Env, ProcessEnv, SharedConfig};
@@ -65,6 +65,7 @@ pub struct ClientBuilder {
     extra_roots: Vec<Vec<u8>>,
     resolve_overrides: Vec<(String, SocketAddr)>,
     transfers: TransferSettings,
+    integrity: IntegrityDefaults,
     env_error: Option<Error>,
 }
 
@@ -99,6 +100,8 @@ impl Default for ClientBuilder {
                 memory: None,
                 bandwidth: None,
             },
+            // Why CRC32: docs/integrity.md.
+            integrity: IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true),
             env_error: None,
         }
     }
@@ -276,6 +279,26 @@ impl ClientBuilder {
         self
     }
 
+    /// The checksum every upload of this client carries unless its request chooses one
+    /// (`checksum_algorithm`, `checksum`) or none (`no_checksum`): PutObject, and every
+    /// part of the managed transfers (and the new objects of managed copies). Default:
+    /// CRC32 (why: `docs/integrity.md`). `None` sends no checksum, for stores that
+    /// reject them. A bare UploadPart carries the algorithm its upload was created with,
+    /// so it gets no default.
+    pub fn upload_checksum(mut self, algorithm: Option<ChecksumAlgorithm>) -> Self {
+        self.integrity.upload_checksum = algorithm;
+        self
+    }
+
+    /// Whether GetObject and HeadObject ask for the store's checksums
+    /// (`x-amz-checksum-mode: ENABLED`) unless the request says otherwise, so that a body
+    /// with a full-object checksum is verified as it is read (default: on). Managed
+    /// downloads follow it too.
+    pub fn verify_downloads(mut self, enabled: bool) -> Self {
+        self.integrity.checksum_mode = enabled;
+        self
+    }
+
     /// The defaults of this client's managed transfers (part size, concurrency, the
     /// single-request limit, part limits); each transfer may override them.
     pub fn transfer_options(mut self, options: TransferOptions) -> Self {
@@ -360,6 +383,7 @@ impl ClientBuilder {
             self.timeouts,
             self.retry,
             self.transfers,
+            self.integrity,
         )
     }
 }

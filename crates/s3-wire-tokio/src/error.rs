@@ -206,6 +206,11 @@ impl Error {
         self.inner.attempts = attempts;
     }
 
+    pub(crate) fn with_attempts(mut self, attempts: u32) -> Self {
+        self.set_attempts(attempts);
+        self
+    }
+
     pub(crate) fn transfer_error(kind: TransferErrorKind) -> Self {
         Self::new(ErrorKind::Transfer(kind))
     }

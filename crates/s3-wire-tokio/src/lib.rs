@@ -75,10 +75,19 @@
 //!
 //! Every byte of part data the transfers of a client hold is admitted against one memory
 //! budget ([`ClientBuilder::transfer_memory`]) before its request is sent; every part carries
-//! a checksum (CRC64NVME by default: for multipart uploads the client combines the part CRCs
+//! a checksum (CRC32 by default: for multipart uploads the client combines the part CRCs
 //! into the full-object value the store checks); downloads pin every range to the first
 //! answer's ETag and verify what the store's checksums allow, and say so
 //! ([`Verification`]). A failure says what it cleaned up ([`Error::transfer`]).
+//!
+//! **Integrity.** By default every PutObject carries a CRC32 the store checks (a header
+//! for bytes, an aws-chunked trailer for files and streams), and every GetObject and
+//! HeadObject asks for the stored checksums; a body with a full-object checksum is checked
+//! as it is read and fails with a checksum error unless every byte matches
+//! ([`ObjectBody::verification`] says whether there was one to check). The request or the
+//! client can turn either off ([`ClientBuilder::upload_checksum`],
+//! [`ClientBuilder::verify_downloads`]); `docs/integrity.md` lists exactly what is checked
+//! where.
 //!
 //! **Requests.** Every attempt is built by `s3-ops`, signed anew by
 //! `s3-sigv4` (one signer and signing-key cache per client) and sent over one
@@ -97,7 +106,8 @@
 //! re-signed for the new host). Replayable bodies are resent; a one-shot
 //! stream is retried only if none of it was sent. A `GetObject` body that
 //! breaks off or stalls is resumed from its first missing byte with a ranged
-//! request pinned to the same object by `If-Match` on its ETag.
+//! request pinned to the same object by `If-Match` on its ETag; its requests, the first
+//! GET's tries included, all count against the same `max_attempts`.
 //!
 //! **Timeouts** ([`Timeouts`]): connect, stall (no progress in either
 //! direction) and whole operation.
@@ -127,6 +137,7 @@ mod sign;
 mod stall;
 pub mod transfer;
 mod transport;
+mod verification;
 
 pub use body::{Body, ByteStream};
 pub use client::Client;
@@ -138,9 +149,8 @@ pub use object_body::{ObjectBody, ObjectReader};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
-pub use transfer::{
-    Destination, Progress, TransferHandle, TransferOptions, UploadSource, Verification,
-};
+pub use transfer::{Destination, Progress, TransferHandle, TransferOptions, UploadSource};
+pub use verification::{NotVerified, Verification};
 
 /// The planner (`s3-multipart-plan`): part limits and sizing of managed transfers.
 pub use s3_multipart_plan;

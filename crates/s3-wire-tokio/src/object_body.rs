@@ -18,10 +18,12 @@ use tokio::time::{Instant, Sleep};
 
 use s3_ops::checksum::ChecksumValidator;
 use s3_ops::ops::get_object::Resumable;
+use s3_ops::ops::head_object::ObjectHead;
 
-use crate::client::Client;
+use crate::client::{Client, RetryDenied};
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 use crate::retry::RetryCost;
+use crate::verification::{NotVerified, Verification};
 
 /// Time limits that apply while a body is being received.
 #[derive(Clone, Copy, Debug)]
@@ -45,11 +47,13 @@ pub(crate) struct BodyLimits {
 ///
 /// A `GetObject` body whose connection breaks (or stalls) is resumed where it
 /// stopped, as object_store and boto3 do: a ranged `GetObject` for the missing
-/// bytes, pinned to the same object by `If-Match` on its ETag (at most
-/// `RetryConfig::max_attempts` requests for one body, each continuation taking
-/// from the client's retry budget, all within the operation deadline); the
-/// checks above then cover the joined body. Bodies without a strong ETag are
-/// not resumed.
+/// bytes, pinned to the same object by `If-Match` on its ETag; the checks above
+/// then cover the joined body. Every request for the body counts against
+/// `RetryConfig::max_attempts` (the first GET's tries included: with 5 attempts, a
+/// body makes at most 5 requests in all), each continuation takes from the client's
+/// retry budget, and all stay within the operation deadline. A body that fails
+/// reports every request made for it in [`Error::attempts`]. Bodies without a strong
+/// ETag are not resumed.
 ///
 /// Use [`ObjectBody::into_async_read`] for an [`AsyncRead`],
 /// [`ObjectBody::write_to`] to copy into a writer and
@@ -64,6 +68,9 @@ pub struct ObjectBody {
     timer_armed: bool,
     finished: bool,
     resume: Option<Resume>,
+    /// Requests made for this body so far (the first GET's tries, continuations).
+    requests: u32,
+    verification: Verification,
 }
 
 /// How a broken-off `GetObject` body continues: what starts a continuation request, and
@@ -75,43 +82,63 @@ struct Resume {
     pending: Option<Mutex<Continuation>>,
 }
 
-type Continuation = Pin<Box<dyn Future<Output = Result<reqwest::Body, Error>> + Send>>;
+/// A continuation request: the body that replaces the broken one, and the requests made
+/// for the body in all.
+type Continuation = Pin<Box<dyn Future<Output = Result<(reqwest::Body, u32), Error>> + Send>>;
+
+/// Whether a broken-off body continues.
+pub(crate) enum Resumption {
+    /// A continuation request is on its way.
+    Started(Continuation),
+    /// No retry budget is left for one.
+    BudgetSpent,
+    /// Not resumed: attempts used up, deadline passed, or nothing was missing.
+    Refused,
+}
 
 /// Starts the request for the body bytes after the first `received` (within the operation
-/// `deadline`), or says no. Behind `dyn` so that only programs that call
-/// [`Client::get_object`] link the continuation code; every response body has this field.
+/// `deadline`, after `requests` requests for the body), or says why not. Behind `dyn` so
+/// that only programs that call [`Client::get_object`] link the continuation code; every
+/// response body has this field.
 pub(crate) type Resumer =
-    Box<dyn FnMut(u64, Option<(Instant, Duration)>) -> Option<Continuation> + Send + Sync>;
+    Box<dyn FnMut(u64, Option<(Instant, Duration)>, u32) -> Resumption + Send + Sync>;
 
 /// The [`Resumer`] of a `GetObject` body: continuation requests planned by `plan`, while
 /// the client's retry limits (attempts, budget) and the deadline allow.
 pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
-    // The first request was the first try.
-    let mut tries = 1;
-    Box::new(move |received, deadline| {
-        let request = plan.request_after(received)?;
+    Box::new(move |received, deadline, requests| {
+        let Some(request) = plan.request_after(received) else {
+            return Resumption::Refused;
+        };
         if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
-            return None;
+            return Resumption::Refused;
         }
-        let (delay, tokens) = client.retry_permit(tries, RetryCost::Timeout).ok()?;
-        tries += 1;
+        let (delay, tokens) = match client.retry_permit(requests, RetryCost::Timeout) {
+            Ok(permit) => permit,
+            Err(RetryDenied::Attempts) => return Resumption::Refused,
+            Err(RetryDenied::Budget) => return Resumption::BudgetSpent,
+        };
         let client = client.clone();
         let plan = plan.clone();
         let fetch = async move {
             tokio::time::sleep(delay).await;
             // The continuation's own body is only a source of bytes: this body keeps
-            // the checks and the resumption.
-            let response = client.fetch_object(&request).await?;
-            plan.check(received, &response.output.head)?;
+            // the checks and the resumption. Its tries count on from the body's.
+            let (response, requests) = client.fetch_object(&request, requests).await?;
+            plan.check(received, &response.output.head)
+                .map_err(|error| Error::from(error).with_attempts(requests))?;
             client.retry_succeeded(tokens);
-            Ok(response.body.body)
+            Ok((response.body.body, requests))
         };
-        Some(match deadline {
+        Resumption::Started(match deadline {
             // The whole body, continuations included, stays within the deadline.
             Some((at, limit)) => Box::pin(async move {
                 tokio::time::timeout_at(at, fetch)
                     .await
-                    .unwrap_or_else(|_| Err(Error::timeout(TimeoutKind::Operation(limit))))
+                    .unwrap_or_else(|_| {
+                        Err(Error::timeout(TimeoutKind::Operation(limit))
+                            .with_attempts(requests + 1))
+                    })
             }),
             None => Box::pin(fetch),
         })
@@ -134,6 +161,8 @@ impl ObjectBody {
             timer_armed: false,
             finished: false,
             resume: None,
+            requests: 0,
+            verification: Verification::NotVerified(NotVerified::Disabled),
         }
     }
 
@@ -154,15 +183,50 @@ impl ObjectBody {
         Self::new(reqwest::Body::from(Bytes::new()), Some(0), limits)
     }
 
-    /// Verifies the body against `validator` when it ends.
-    pub(crate) fn verify_with(&mut self, validator: ChecksumValidator) {
-        self.checksum = Some(validator);
+    /// Decides what the body verifies: the full-object checksum in `head` if there is
+    /// one (asked for with checksum mode or not), otherwise why nothing.
+    pub(crate) fn verify_as(&mut self, asked: bool, head: &ObjectHead) {
+        let why_not = if !asked {
+            NotVerified::Disabled
+        } else if head
+            .content_range
+            .is_some_and(|range| !range.is_whole_object())
+        {
+            NotVerified::PartOfObject
+        } else if head.checksums.is_composite() {
+            NotVerified::CompositeNotByParts
+        } else {
+            NotVerified::StoreSentNone
+        };
+        self.verification = match head.checksum_validator() {
+            Some(validator) => {
+                let expected = validator.expected().clone();
+                self.checksum = Some(validator);
+                Verification::FullObject(expected)
+            }
+            None => Verification::NotVerified(why_not),
+        };
     }
 
-    /// True if a full-object checksum announced by the server will be
-    /// verified when the body ends.
-    pub fn verifies_checksum(&self) -> bool {
-        self.checksum.is_some()
+    /// Counts the `requests` the body's first response took.
+    pub(crate) fn set_requests(&mut self, requests: u32) {
+        self.requests = requests;
+    }
+
+    /// What the body is checked against as it is read:
+    /// [`Verification::FullObject`] if the store sent the whole object's checksum (the
+    /// body then fails with a checksum mismatch unless every byte matches it; the check
+    /// has passed when the body ends without an error), otherwise why nothing can be
+    /// checked: checksum mode off, a range or part of the object, a composite multipart
+    /// value, or no checksum stored.
+    pub fn verification(&self) -> &Verification {
+        &self.verification
+    }
+
+    /// The requests made for this body so far: the first GET's tries and the
+    /// continuations after broken connections.
+    pub fn requests(&self) -> u32 {
+        self.requests
     }
 
     /// The `Content-Length` the server announced, if any.
@@ -249,23 +313,30 @@ impl ObjectBody {
         }
     }
 
+    /// Ends the body with `error`, which counts every request made for the body.
     fn fail(&mut self, error: Error) -> Poll<Option<Result<Bytes, Error>>> {
         self.finished = true;
-        Poll::Ready(Some(Err(error)))
+        let attempts = error.attempts().max(self.requests);
+        Poll::Ready(Some(Err(error.with_attempts(attempts))))
     }
 
     /// The connection broke or stalled with `error`: starts resuming (`None`) if
     /// possible, otherwise fails the body with `error`.
-    fn resume_or_fail(&mut self, error: Error) -> Option<Poll<Option<Result<Bytes, Error>>>> {
-        let (received, deadline) = (self.received, self.limits.deadline);
-        let resumed = self.resume.as_mut().is_some_and(|resume| {
-            resume.pending = (resume.start)(received, deadline).map(Mutex::new);
-            resume.pending.is_some()
-        });
-        if resumed {
-            None
-        } else {
-            Some(self.fail(error))
+    fn resume_or_fail(&mut self, mut error: Error) -> Option<Poll<Option<Result<Bytes, Error>>>> {
+        let (received, deadline, requests) = (self.received, self.limits.deadline, self.requests);
+        let Some(resume) = &mut self.resume else {
+            return Some(self.fail(error));
+        };
+        match (resume.start)(received, deadline, requests) {
+            Resumption::Started(continuation) => {
+                resume.pending = Some(Mutex::new(continuation));
+                None
+            }
+            Resumption::BudgetSpent => {
+                error.set_budget_exhausted();
+                Some(self.fail(error))
+            }
+            Resumption::Refused => Some(self.fail(error)),
         }
     }
 
@@ -279,9 +350,11 @@ impl ObjectBody {
             return Poll::Ready(Ok(()));
         };
         let pending = pending.get_mut().unwrap_or_else(|e| e.into_inner());
-        let body = std::task::ready!(pending.as_mut().poll(cx));
+        let result = std::task::ready!(pending.as_mut().poll(cx));
         resume.pending = None;
-        self.body = body?;
+        let (body, requests) = result?;
+        self.body = body;
+        self.requests = requests;
         self.timer_armed = false;
         Poll::Ready(Ok(()))
     }
@@ -362,7 +435,7 @@ impl Stream for ObjectBody {
                 }
                 Poll::Ready(None) => {
                     return match this.finish() {
-                        Some(error) => Poll::Ready(Some(Err(error))),
+                        Some(error) => this.fail(error),
                         None => Poll::Ready(None),
                     };
                 }
@@ -405,7 +478,8 @@ impl fmt::Debug for ObjectBody {
         f.debug_struct("ObjectBody")
             .field("content_length", &self.content_length)
             .field("received", &self.received)
-            .field("verifies_checksum", &self.checksum.is_some())
+            .field("requests", &self.requests)
+            .field("verification", &self.verification)
             .finish()
     }
 }
@@ -539,17 +613,38 @@ mod tests {
         ));
     }
 
+    /// The head of a 200 GetObject response with `headers`.
+    fn head(headers: &[(&str, &str)]) -> ObjectHead {
+        let mut response = http::Response::builder().status(200);
+        for (name, value) in headers {
+            response = response.header(*name, *value);
+        }
+        let (parts, ()) = response.body(()).unwrap().into_parts();
+        let get = s3_ops::ops::get_object::GetObject::new(
+            s3_ops::BucketName::new("bucket").unwrap(),
+            s3_ops::ObjectKey::new("key").unwrap(),
+        );
+        get.response_head(&parts).unwrap().head
+    }
+
     #[tokio::test]
-    async fn checksum_is_verified_at_the_end() {
+    async fn a_full_object_checksum_is_verified_at_the_end() {
         use s3_ops::{Checksum, ChecksumAlgorithm};
         // CRC-32 of "123456789" is 0xCBF43926.
-        let good = Checksum::from_base64(ChecksumAlgorithm::Crc32, "y/Q5Jg==").unwrap();
+        let crc = [
+            ("content-length", "9"),
+            ("x-amz-checksum-crc32", "y/Q5Jg=="),
+        ];
         let mut object = body(vec![Step::Data(b"1234"), Step::Data(b"56789")], Some(9));
-        object.verify_with(ChecksumValidator::new(good.clone()));
+        object.verify_as(true, &head(&crc));
+        let good = Checksum::from_base64(ChecksumAlgorithm::Crc32, "y/Q5Jg==").unwrap();
+        assert_eq!(object.verification(), &Verification::FullObject(good));
         assert_eq!(&object.collect().await.unwrap()[..], b"123456789");
 
+        // Also when the store sends a checksum unasked.
         let mut corrupted = body(vec![Step::Data(b"1234"), Step::Data(b"5678X")], Some(9));
-        corrupted.verify_with(ChecksumValidator::new(good));
+        corrupted.verify_as(false, &head(&crc));
+        corrupted.set_requests(2);
         let error = corrupted.collect().await.unwrap_err();
         assert!(
             matches!(
@@ -558,6 +653,30 @@ mod tests {
             ),
             "{error:?}"
         );
+        assert_eq!(error.attempts(), 2, "the body's requests are the error's");
+    }
+
+    #[tokio::test]
+    async fn a_body_without_a_full_object_checksum_says_why() {
+        let why = |asked: bool, headers: &[(&str, &str)]| {
+            let mut object = body(Vec::new(), Some(9));
+            object.verify_as(asked, &head(headers));
+            assert!(object.checksum.is_none());
+            object.verification().clone()
+        };
+        let not = Verification::NotVerified;
+        assert_eq!(why(false, &[]), not(NotVerified::Disabled));
+        assert_eq!(why(true, &[]), not(NotVerified::StoreSentNone));
+        let range = [
+            ("content-range", "bytes 0-8/20"),
+            ("x-amz-checksum-crc32", "y/Q5Jg=="),
+        ];
+        assert_eq!(why(true, &range), not(NotVerified::PartOfObject));
+        let composite = [(
+            "x-amz-checksum-sha256",
+            "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=-3",
+        )];
+        assert_eq!(why(true, &composite), not(NotVerified::CompositeNotByParts));
     }
 
     #[tokio::test(start_paused = true)]

@@ -32,8 +32,11 @@ pub struct GetObjectResponse {
 
 impl Client {
     /// Runs any operation whose response is decoded in memory (everything
-    /// except streaming downloads), with the client's retries and timeouts.
+    /// except streaming downloads), with the client's retries and timeouts, and its
+    /// integrity defaults where the operation chose nothing (see
+    /// [`ClientBuilder::upload_checksum`](crate::ClientBuilder::upload_checksum)).
     pub async fn send<O: Operation>(&self, operation: O) -> Result<O::Output, Error> {
+        let operation = operation.with_integrity_defaults(self.inner.integrity);
         self.send_ref(&operation).await
     }
 
@@ -43,15 +46,18 @@ impl Client {
     /// arrives; a body that breaks off later is resumed with a ranged request
     /// for the same object (see [`ObjectBody`]).
     ///
-    /// With `checksum_mode(true)` on the operation, a full-object checksum
-    /// that the server returns is verified when the body ends.
+    /// Checksum mode is on unless the operation or the client
+    /// ([`ClientBuilder::verify_downloads`](crate::ClientBuilder::verify_downloads)) turns
+    /// it off, so a full-object checksum the store returns is verified as the body is
+    /// read; [`ObjectBody::verification`] says whether there is one.
     pub async fn get_object(&self, operation: GetObject) -> Result<GetObjectResponse, Error> {
-        let GetObjectResponse { output, mut body } = self.fetch_object(&operation).await?;
+        let operation = operation.with_integrity_defaults(self.inner.integrity);
+        let (GetObjectResponse { output, mut body }, requests) =
+            self.fetch_object(&operation, 0).await?;
         // s3-ops decides which bodies a full-object checksum covers (not a
         // partial range, not a composite multipart value) and which can resume.
-        if let Some(validator) = output.head.checksum_validator() {
-            body.verify_with(validator);
-        }
+        body.verify_as(operation.asks_for_checksums(), &output.head);
+        body.set_requests(requests);
         if let Some(plan) = operation.resumable(&output.head) {
             body.resume_with(resumer(self.clone(), plan));
         }
@@ -61,31 +67,43 @@ impl Client {
     /// `GetObject` up to a successful response head, with the body as the
     /// transport delivers it (length, stall and deadline checks only): what
     /// [`Client::get_object`] builds on, and what a resumed body's continuation
-    /// requests use.
-    pub(crate) async fn fetch_object(&self, op: &GetObject) -> Result<GetObjectResponse, Error> {
-        self.execute(op, None, |response: RawResponse| async move {
-            let RawResponse { head, body } = response;
-            if !head.status.is_success() {
-                // s3-ops decodes every non-2xx GetObject as the S3 error.
-                let output = decode_buffered(op, RawResponse { head, body }).await?;
-                return Ok(GetObjectResponse {
-                    output,
-                    body: ObjectBody::empty(),
-                });
-            }
-            let output = op.response_head(&head)?;
-            Ok(GetObjectResponse { output, body })
-        })
-        .await
+    /// requests use (counting on from the `tries_before` requests of the body). Also
+    /// returns the number of requests made in all.
+    pub(crate) async fn fetch_object(
+        &self,
+        op: &GetObject,
+        tries_before: u32,
+    ) -> Result<(GetObjectResponse, u32), Error> {
+        let done = self
+            .execute_counted(op, None, tries_before, |response: RawResponse| async move {
+                let RawResponse { head, body } = response;
+                if !head.status.is_success() {
+                    // s3-ops decodes every non-2xx GetObject as the S3 error.
+                    let output = decode_buffered(op, RawResponse { head, body }).await?;
+                    return Ok(GetObjectResponse {
+                        output,
+                        body: ObjectBody::empty(),
+                    });
+                }
+                let output = op.response_head(&head)?;
+                Ok(GetObjectResponse { output, body })
+            })
+            .await?;
+        Ok((done.output, done.attempts))
     }
 
     /// `PutObject` with `body`: bytes (replayable), a file
     /// ([`Body::from_file`]: read in place, re-read on retry) or a one-shot
-    /// stream of known length ([`Body::from_stream`]: aws-chunked, signed
-    /// chunks over plain HTTP, `UNSIGNED-PAYLOAD` with a trailing checksum over
-    /// TLS). The checksum algorithm chosen on the operation
-    /// (`checksum_algorithm`) is computed up front for bytes and sent as a
-    /// trailer for files and streams.
+    /// stream of known length ([`Body::from_stream`]).
+    ///
+    /// The object carries a checksum: the one chosen on the operation
+    /// (`checksum_algorithm`, `checksum`), otherwise the client's
+    /// ([`ClientBuilder::upload_checksum`](crate::ClientBuilder::upload_checksum),
+    /// CRC32 unless changed). It is computed up front for bytes and sent as an
+    /// aws-chunked trailer for files and streams, so the store refuses bytes that do not
+    /// match it. With `no_checksum` (or a client without one) nothing is added: a file is
+    /// signed by its SHA-256 over plain HTTP and sent `UNSIGNED-PAYLOAD` over TLS, a stream
+    /// is sent in signed chunks over plain HTTP and `UNSIGNED-PAYLOAD` over TLS.
     pub async fn put_object(
         &self,
         operation: PutObject,
@@ -96,10 +114,13 @@ impl Client {
             Source::Bytes(bytes) => operation.body(bytes.clone()),
             _ => operation.streaming_body(body.len()),
         };
-        self.send_upload(&operation, &body).await
+        self.send_upload(operation, &body).await
     }
 
-    /// `UploadPart` with `body` (see [`Client::put_object`] for body kinds).
+    /// `UploadPart` with `body` (see [`Client::put_object`] for body kinds). The part
+    /// carries the checksum chosen on the operation, which must be the algorithm its
+    /// upload was created with; there is no client default (the managed
+    /// [`Client::upload`] keeps the algorithm consistent across the whole upload).
     pub async fn upload_part(
         &self,
         operation: UploadPart,
@@ -110,13 +131,14 @@ impl Client {
             Source::Bytes(bytes) => operation.body(bytes.clone()),
             _ => operation.streaming_body(body.len()),
         };
-        self.send_upload(&operation, &body).await
+        self.send_upload(operation, &body).await
     }
 
-    async fn send_upload<O: Operation>(&self, op: &O, body: &Body) -> Result<O::Output, Error> {
+    async fn send_upload<O: Operation>(&self, op: O, body: &Body) -> Result<O::Output, Error> {
         // In-memory bytes travel in the operation's description (s3-ops checksums them);
         // the body still goes along for its progress reporting.
-        self.send_with_body(op, Some(body)).await
+        let op = op.with_integrity_defaults(self.inner.integrity);
+        self.send_with_body(&op, Some(body)).await
     }
 
     /// A presigned URL for `operation` (GetObject, PutObject, HeadObject,
@@ -171,7 +193,7 @@ macro_rules! buffered_operations {
                     &self,
                     operation: s3_ops::ops::$module::$op,
                 ) -> Result<<s3_ops::ops::$module::$op as Operation>::Output, Error> {
-                    self.send_ref(&operation).await
+                    self.send(operation).await
                 }
             )*
         }
@@ -179,7 +201,9 @@ macro_rules! buffered_operations {
 }
 
 buffered_operations! {
-    /// `HeadObject`: an object's metadata.
+    /// `HeadObject`: an object's metadata, with the stored checksums unless the request or
+    /// the client ([`ClientBuilder::verify_downloads`](crate::ClientBuilder::verify_downloads))
+    /// turns checksum mode off.
     head_object => head_object::HeadObject;
     /// `DeleteObject`.
     delete_object => delete_object::DeleteObject;

@@ -23,6 +23,7 @@ use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::s3_ops::{ByteRange, ChecksumAlgorithm};
 use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, RetryConfig, TimeoutKind, TransportErrorKind,
+    Verification,
 };
 use support::fault::{FaultServer, Recorded, Reply, generated_byte};
 use support::{Chunks, aws_chunked, base64, crc32, one_shot, sigv4};
@@ -689,7 +690,10 @@ async fn a_body_that_breaks_off_is_resumed_for_the_missing_bytes_of_the_same_obj
         .get_object(get("k").version_id("v7").checksum_mode(true))
         .await
         .unwrap();
-    assert!(response.body.verifies_checksum());
+    assert!(matches!(
+        response.body.verification(),
+        Verification::FullObject(_)
+    ));
     // The whole object, and the full-object CRC32 verified over the joined body.
     assert_eq!(response.body.collect().await.unwrap(), object);
 
@@ -794,12 +798,66 @@ async fn resuming_stops_at_max_attempts_and_without_an_etag() {
         "{err:?}"
     );
     assert_eq!(server.request_count(), 3);
+    assert_eq!(err.attempts(), 3, "every request of the body counts");
 
     // Without an ETag nothing pins the object between requests: no resume.
     let server = FaultServer::start([Reply::truncated(&object, 3_000), Reply::empty()]);
     let response = client(&server).get_object(get("k")).await.unwrap();
     assert!(response.body.collect().await.is_err());
     assert_eq!(server.request_count(), 1);
+}
+
+#[tokio::test]
+async fn a_body_makes_at_most_max_attempts_requests_in_all_and_reports_them() {
+    let object = object_bytes(10_000);
+    for max_attempts in [2, 5] {
+        // The body breaks off, and every continuation is refused with a retryable error:
+        // the continuations' own retries count against the same max_attempts.
+        let server = FaultServer::start_with_fallback(
+            [Reply::truncated(&object, 3_000).with_header("etag", ETAG)],
+            Reply::s3_error(503, "SlowDown", "Please reduce your request rate."),
+        );
+        let client = builder(&server).retry(retry(max_attempts)).build().unwrap();
+        let response = client.get_object(get("k")).await.unwrap();
+        assert_eq!(response.body.requests(), 1);
+        let err = response.body.collect().await.unwrap_err();
+        assert_eq!(server.request_count(), max_attempts as usize, "{err:?}");
+        assert_eq!(err.attempts(), max_attempts, "{err:?}");
+    }
+
+    // A retry budget too small for one resumption (a resumption costs a timeout's 10
+    // tokens): the body fails at once, and says why.
+    let server = FaultServer::start([
+        Reply::truncated(&object, 3_000).with_header("etag", ETAG),
+        continuation(&object, 3_000, None, ETAG),
+    ]);
+    let poor = builder(&server)
+        .retry(retry(5).with_budget_capacity(9))
+        .build()
+        .unwrap();
+    let err = poor
+        .get_object(get("k"))
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap_err();
+    assert!(err.retry_budget_exhausted(), "{err:?}");
+    assert_eq!((server.request_count(), err.attempts()), (1, 1), "{err:?}");
+
+    // Retries of the first GET count too: 1 refused + 1 broken + 1 continuation = 3.
+    let server = FaultServer::start([
+        Reply::s3_error(500, "InternalError", "We encountered an internal error."),
+        Reply::truncated(&object, 3_000).with_header("etag", ETAG),
+        continuation(&object, 3_000, Some(1_000), ETAG),
+        continuation(&object, 4_000, None, ETAG),
+    ]);
+    let response = client(&server).get_object(get("k")).await.unwrap();
+    assert_eq!(response.body.requests(), 2);
+    let err = response.body.collect().await.unwrap_err();
+    assert_eq!(server.request_count(), 3, "{err:?}");
+    assert_eq!(err.attempts(), 3, "{err:?}");
 }
 
 #[tokio::test]
@@ -814,6 +872,7 @@ async fn a_resume_stays_within_the_operation_deadline() {
         late,
     );
     let client = builder(&server)
+        .retry(retry(10))
         .stall_timeout(Duration::from_millis(300))
         .operation_timeout(Duration::from_secs(1))
         .build()

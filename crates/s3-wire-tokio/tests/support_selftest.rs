@@ -255,3 +255,14 @@ async fn fault_server_reset_is_a_tcp_rst() {
     assert!(received.is_empty(), "no response before the reset");
     assert_eq!(server.request_count(), 1);
 }
+
+#[test]
+fn the_independent_checksums_match_their_published_check_values() {
+    // The "check" values of the CRC catalogue for the bytes "123456789".
+    assert_eq!(support::crc32(b"123456789"), 0xCBF4_3926);
+    assert_eq!(support::crc64nvme(b"123456789"), 0xAE8B_1486_0A79_9888);
+    assert_eq!(
+        support::base64(&0xAE8B_1486_0A79_9888u64.to_be_bytes()),
+        "rosUhgp5mIg="
+    );
+}

@@ -13,13 +13,14 @@ use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectAttributes, ObjectKe
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
 use crate::transfer::handle::{Control, TransferHandle};
-use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
+use crate::transfer::integrity::{self, Expected};
 use crate::transfer::multipart::{Driver, Parts, Target, copy_source_changed};
 use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::upload::UploadOutput;
 use crate::transfer::{
     TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,
 };
+use crate::verification::{NotVerified, Verification};
 
 /// What a successful copy stored (the same fields as an upload's).
 pub type CopyOutput = UploadOutput;
@@ -34,7 +35,8 @@ pub struct CopyBuilder {
     options: TransferOptions,
     attributes: Option<ObjectAttributes>,
     create_only: bool,
-    checksum: Option<ChecksumAlgorithm>,
+    /// `None` until chosen: then the source's full-object algorithm, else the client's.
+    checksum: Option<Option<ChecksumAlgorithm>>,
     listener: Option<Listener>,
 }
 
@@ -52,7 +54,7 @@ impl Client {
             options: self.inner.transfer_options,
             attributes: None,
             create_only: false,
-            checksum: Some(ChecksumAlgorithm::Crc64Nvme),
+            checksum: None,
             listener: None,
         }
     }
@@ -73,10 +75,13 @@ impl CopyBuilder {
         self
     }
 
-    /// The new object's checksum algorithm (default CRC64NVME, computed by the store);
-    /// `None` asks for none.
+    /// The new object's checksum algorithm, computed by the store; `None` asks for none.
+    /// By default the source's full-object algorithm if it has one (so the new object's
+    /// value can be compared with the source's), otherwise the client's
+    /// [`upload_checksum`](crate::ClientBuilder::upload_checksum); a client without one
+    /// asks for none.
     pub fn checksum(mut self, algorithm: Option<ChecksumAlgorithm>) -> Self {
-        self.checksum = algorithm;
+        self.checksum = Some(algorithm);
         self
     }
 
@@ -122,12 +127,21 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         Some(etag) => source.if_match(etag.as_str()),
         None => source,
     };
-    let source_checksum = head
+    // The source's full-object checksum (a composite one covers part checksums, not bytes).
+    let source_full = head
         .checksums
-        .get(checksum.unwrap_or(ChecksumAlgorithm::Crc64Nvme))
-        .and_then(|value| {
-            Checksum::from_base64(checksum.unwrap_or(ChecksumAlgorithm::Crc64Nvme), value).ok()
-        });
+        .validator()
+        .filter(|_| !head.checksums.is_composite())
+        .map(|validator| validator.expected().clone());
+    let checksum = checksum.unwrap_or_else(|| {
+        let default = client.inner.integrity.upload_checksum;
+        default.and(source_full.as_ref().map(Checksum::algorithm).or(default))
+    });
+    let source_checksum = checksum.and_then(|algorithm| {
+        source_full
+            .clone()
+            .filter(|full| full.algorithm() == algorithm)
+    });
     let limit = options
         .single_request_limit
         .unwrap_or(TransferOptions::DEFAULT_COPY_OBJECT_LIMIT);
@@ -164,25 +178,36 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
     let mut stored = Driver::new(target, control, scheduler, Parts::Copy(source), None)
         .run()
         .await?;
-    stored.verification = against_source(&stored.verification, source_checksum.as_ref());
+    stored.verification =
+        against_source(&stored.verification, source_checksum.as_ref()).map_err(failed)?;
     Ok(stored)
 }
 
 /// A copy's verification: the store's checksum of the new object must be the source's
 /// (the bytes of both are the store's; only equal values prove they are the same bytes).
-fn against_source(stored: &Verification, source: Option<&Checksum>) -> Verification {
-    match (stored, source) {
+/// Different values of one algorithm mean the new object does not hold the source's
+/// bytes: a checksum error (the copy is not undone; the error says which key holds what).
+fn against_source(stored: &Verification, source: Option<&Checksum>) -> Result<Verification, Error> {
+    Ok(match (stored, source) {
         (Verification::FullObject(new), Some(source)) if new == source => {
             Verification::FullObject(new.clone())
         }
-        (Verification::FullObject(_), Some(_)) => {
-            Verification::NotVerified(NotVerified::OtherAlgorithm)
+        (Verification::FullObject(new), Some(source)) => {
+            return Err(Error::from(s3_ops::Error::ChecksumMismatch {
+                algorithm: source.algorithm(),
+                expected: source.to_base64(),
+                computed: new.to_base64(),
+            })
+            .with_source(
+                "the copy's new object has another checksum than its source: it was written, \
+                 but does not hold the source's bytes",
+            ));
         }
         (Verification::FullObject(_), None) => {
             Verification::NotVerified(NotVerified::StoreSentNone)
         }
         (other, _) => other.clone(),
-    }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -258,7 +283,8 @@ async fn copy_whole(
         (Some(_), Some(stored)) => against_source(
             &Verification::FullObject(stored.clone()),
             source_checksum.as_ref(),
-        ),
+        )
+        .map_err(failed)?,
         (Some(_), None) => Verification::NotVerified(NotVerified::StoreSentNone),
     };
     Ok(CopyOutput {
@@ -271,4 +297,35 @@ async fn copy_whole(
         checksum: stored_checksum,
         verification,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_object_must_have_the_source_value() {
+        let source = ChecksumAlgorithm::Crc32.checksum(b"source bytes");
+        let other = ChecksumAlgorithm::Crc32.checksum(b"other bytes");
+        let full = |c: &Checksum| Verification::FullObject(c.clone());
+        assert_eq!(
+            against_source(&full(&source), Some(&source)).unwrap(),
+            full(&source)
+        );
+        let error = against_source(&full(&other), Some(&source)).unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                crate::ErrorKind::Operation(s3_ops::Error::ChecksumMismatch { expected, .. })
+                    if *expected == source.to_base64()
+            ),
+            "{error:?}"
+        );
+        assert_eq!(
+            against_source(&full(&other), None).unwrap(),
+            Verification::NotVerified(NotVerified::StoreSentNone)
+        );
+        let disabled = Verification::NotVerified(NotVerified::Disabled);
+        assert_eq!(against_source(&disabled, Some(&source)).unwrap(), disabled);
+    }
 }

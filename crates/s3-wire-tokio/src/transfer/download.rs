@@ -31,10 +31,11 @@ use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure
 use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::handle::{Control, TransferHandle};
-use crate::transfer::integrity::{self, NotVerified, Verification};
+use crate::transfer::integrity;
 use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::wake::{Waits, Wake};
 use crate::transfer::{TransferOptions, await_starts, transfer_option_setters};
+use crate::verification::{NotVerified, Verification};
 use futures_core::Stream as _;
 
 /// The most a range in flight to a file holds: the bytes gathered for one positioned write
@@ -162,7 +163,7 @@ impl Client {
             options: self.inner.transfer_options,
             version_id: None,
             sse_customer_key: None,
-            verify: true,
+            verify: self.inner.integrity.checksum_mode,
             listener: None,
         }
     }
@@ -183,8 +184,9 @@ impl DownloadBuilder {
         self
     }
 
-    /// Whether to ask for the store's checksums and verify the bytes against them (on by
-    /// default).
+    /// Whether to ask for the store's checksums and verify the bytes against them (default:
+    /// the client's [`verify_downloads`](crate::ClientBuilder::verify_downloads), on unless
+    /// changed).
     pub fn verify(mut self, enabled: bool) -> Self {
         self.verify = enabled;
         self
@@ -400,16 +402,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     };
     if !parallel {
         // One GET: its body's own checks (length, full-object checksum) cover it.
-        let verification = match (&checksum, body.verifies_checksum(), verify) {
-            (_, _, false) => Verification::NotVerified(NotVerified::Disabled),
-            (Some(Announced::Full(checksum)), true, _) => {
-                Verification::FullObject(checksum.clone())
-            }
-            (Some(Announced::Composite { .. }), _, _) => {
-                Verification::NotVerified(NotVerified::CompositeNotByParts)
-            }
-            _ => Verification::NotVerified(NotVerified::StoreSentNone),
-        };
+        let verification = body.verification().clone();
         let progress = PartProgress::new(control.progress.clone());
         let received = receive_whole(&mut sink, body, &progress, &control, file_memory)
             .await

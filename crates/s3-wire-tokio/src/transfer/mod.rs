@@ -33,7 +33,6 @@ pub use budget::MemoryUsage;
 pub use copy::{CopyBuilder, CopyOutput};
 pub use download::{Destination, DownloadBuilder, DownloadOutput};
 pub use handle::TransferHandle;
-pub use integrity::{NotVerified, Verification};
 pub(crate) use progress::PartProgress;
 pub use progress::Progress;
 pub use source::UploadSource;
@@ -122,7 +121,7 @@ macro_rules! transfer_option_setters {
             self
         }
 
-        /// Calls `listener` with every change of the transfer's [`Progress`]
+        /// Calls `listener` with every change of the transfer's [`Progress`](crate::Progress)
         /// (crate::transfer::Progress), in order, from the threads that drive it: keep it
         /// short.
         pub fn on_progress(

@@ -35,7 +35,7 @@ use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
 use crate::transfer::budget::Admission;
 use crate::transfer::handle::Control;
-use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
+use crate::transfer::integrity::{self, Expected};
 use crate::transfer::journal::{self, Fingerprint, Header};
 use crate::transfer::progress::{PartProgress, ProgressState};
 use crate::transfer::source::SequentialRead;
@@ -43,6 +43,7 @@ use crate::transfer::upload::{
     UploadOutput, budget_error, check_unchanged, length_error, read_error, verify_echo,
 };
 use crate::transfer::wake::{Waits, Wake};
+use crate::verification::{NotVerified, Verification};
 
 /// Memory a part read from a file holds while it is sent: the body reads 1 MiB at a time by
 /// position and frames it in 256 KiB chunks.
@@ -885,6 +886,9 @@ async fn upload_part(
         request = request.sse_customer_key(key.clone());
     }
     let algorithm = target.algorithm;
+    if algorithm.is_none() {
+        request = request.no_checksum();
+    }
     let (body, computed) = match body {
         PartBody::File(file, range) => {
             // Checksummed as it is read: the aws-chunked trailer.

@@ -19,7 +19,7 @@ use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::handle::{Control, TransferHandle};
-use crate::transfer::integrity::{self, Expected, NotVerified, Verification};
+use crate::transfer::integrity::{self, Expected};
 use crate::transfer::journal::{self, Fingerprint, Header};
 use crate::transfer::multipart::{Driver, JournalWriter, Parts, Receipt, Target};
 use crate::transfer::progress::{Listener, PartProgress};
@@ -27,12 +27,13 @@ use crate::transfer::source::{Prefixed, SequentialRead, SourceKind, UploadSource
 use crate::transfer::{
     TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,
 };
+use crate::verification::{NotVerified, Verification};
 
 /// A managed upload to be started; made by [`Client::upload`].
 ///
 /// Objects up to the single-request limit (16 MiB by default) go in one PutObject; larger
 /// ones in a multipart upload of `part_size` parts, `concurrency` at a time. Either way the
-/// object carries a checksum computed here (CRC64NVME by default; for multipart uploads the
+/// object carries a checksum computed here (CRC32 by default; for multipart uploads the
 /// client combines the part CRCs into the full-object value, which the store checks against
 /// the assembled object), and the output says what the store confirmed.
 #[must_use = "an upload does nothing until it is started or awaited"]
@@ -107,7 +108,7 @@ impl Client {
             options: self.inner.transfer_options,
             attributes: ObjectAttributes::default(),
             create_only: false,
-            checksum: Some(ChecksumAlgorithm::Crc64Nvme),
+            checksum: self.inner.integrity.upload_checksum,
             journal: None,
             listener: None,
         }
@@ -131,10 +132,11 @@ impl UploadBuilder {
         self
     }
 
-    /// The checksum the object carries (default CRC64NVME). The CRCs give a full-object
-    /// checksum for multipart uploads too; SHA-1 and SHA-256 give a composite one (a
-    /// checksum of the part checksums). `None` sends no checksum (for stores that reject
-    /// them).
+    /// The checksum the object carries (default: the client's
+    /// [`upload_checksum`](crate::ClientBuilder::upload_checksum), CRC32 unless changed).
+    /// The CRCs give a full-object checksum for multipart uploads too; SHA-1 and SHA-256
+    /// give a composite one (a checksum of the part checksums). `None` sends no checksum
+    /// (for stores that reject them).
     pub fn checksum(mut self, algorithm: Option<ChecksumAlgorithm>) -> Self {
         self.checksum = algorithm;
         self
@@ -440,9 +442,10 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
     if target.create_only {
         put = put.if_none_match_any();
     }
-    if let Some(checksum) = &checksum {
-        put = put.checksum(checksum.clone());
-    }
+    put = match &checksum {
+        Some(checksum) => put.checksum(checksum.clone()),
+        None => put.no_checksum(),
+    };
     let part = PartProgress::new(target.progress.clone());
     let body = Body::from_bytes(data).with_progress(part.clone());
     let stored = match target.client.put_object(put, body).await {

@@ -82,6 +82,23 @@ pub fn crc32(data: &[u8]) -> u32 {
     !crc
 }
 
+/// CRC-64/NVME computed here, bit by bit, independently of the client's checksum code
+/// (reflected polynomial of 0xAD93D23594C93659, initial value and final XOR all ones).
+pub fn crc64nvme(data: &[u8]) -> u64 {
+    let mut crc = !0u64;
+    for &byte in data {
+        crc ^= u64::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x9A6C_9329_AC4B_C9B5
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
 /// Standard base64 with padding (independent of the client's encoder).
 pub fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

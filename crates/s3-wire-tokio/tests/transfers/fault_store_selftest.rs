@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, REGION, request_identity};
 use crate::support::sigv4::hex;
-use crate::support::{base64, crc32, data, one_shot, retry, sha256};
+use crate::support::{base64, crc32, crc64nvme, data, one_shot, retry, sha256};
 use bytes::Bytes;
 use md5::{Digest as _, Md5};
 use s3_wire_tokio::s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
@@ -33,7 +33,9 @@ use s3_wire_tokio::s3_ops::{
     StorageClass,
 };
 use s3_wire_tokio::s3_xml::{Checksums, CompletedPart, ETag};
-use s3_wire_tokio::{Body, Client, Error, ErrorKind, TimeoutKind, TransportErrorKind};
+use s3_wire_tokio::{
+    Body, Client, Error, ErrorKind, NotVerified, TimeoutKind, TransportErrorKind, Verification,
+};
 
 const BUCKET: &str = "bucket";
 
@@ -60,22 +62,6 @@ fn key(name: &str) -> s3_wire_tokio::s3_ops::ObjectKey {
 
 fn md5(data: &[u8]) -> Vec<u8> {
     Md5::digest(data).to_vec()
-}
-
-/// CRC-64/NVME bit by bit (reflected polynomial 0x9A6C9329AC4BC9B5, all-ones init and xor).
-fn crc64nvme(data: &[u8]) -> u64 {
-    let mut crc = !0u64;
-    for &byte in data {
-        crc ^= u64::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0x9A6C_9329_AC4B_C9B5
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 fn b64_crc32(data: &[u8]) -> String {
@@ -238,7 +224,10 @@ async fn put_object_stores_attributes_and_verified_checksums_for_every_body_kind
         .get_object(GetObject::new(bucket(), key("dir/a b+c.bin")).checksum_mode(true))
         .await
         .unwrap();
-    assert!(got.body.verifies_checksum());
+    assert!(matches!(
+        got.body.verification(),
+        Verification::FullObject(_)
+    ));
     assert_eq!(sha256(&got.body.collect().await.unwrap()), sha256(&body));
 
     // A one-shot stream: aws-chunked, signed chunks, CRC32C trailer.
@@ -599,7 +588,7 @@ async fn a_full_object_crc64nvme_upload_checks_and_reports_the_full_object_check
         .await
         .unwrap();
     assert!(
-        got.body.verifies_checksum(),
+        matches!(got.body.verification(), Verification::FullObject(_)),
         "a FULL_OBJECT value covers the whole body"
     );
     assert_eq!(sha256(&got.body.collect().await.unwrap()), sha256(&body));
@@ -823,8 +812,9 @@ async fn a_composite_sha256_upload_reports_the_checksum_of_its_part_checksums() 
         got.output.head.checksums.get(ChecksumAlgorithm::Sha256),
         Some(composite.as_str())
     );
-    assert!(
-        !got.body.verifies_checksum(),
+    assert_eq!(
+        got.body.verification(),
+        &Verification::NotVerified(NotVerified::CompositeNotByParts),
         "a composite value does not cover the bytes"
     );
     assert_eq!(sha256(&got.body.collect().await.unwrap()), sha256(&body));

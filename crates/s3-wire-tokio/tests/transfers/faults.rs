@@ -20,9 +20,10 @@ use crate::support::{data, sha256};
 use bytes::Bytes;
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
-use s3_wire_tokio::transfer::{NotVerified, UploadBuilder};
+use s3_wire_tokio::transfer::UploadBuilder;
 use s3_wire_tokio::{
-    Client, ErrorKind, Progress, RetryConfig, TransferErrorKind, UploadSource, Verification,
+    Client, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind, UploadSource,
+    Verification,
 };
 
 const PART: u64 = 16 * 1024;
@@ -470,23 +471,40 @@ async fn a_lost_complete_answer_is_resolved_from_the_stored_object() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_create_answer_costs_no_orphan_upload() {
-    let (store, client) = losing_the_first_answer_to(Op::CreateMultipartUpload);
-    multipart_upload(&client, "lost-create", data(PART * 2, 2))
-        .await
-        .expect("the retried create went on");
-    assert_eq!(
-        store.request_counts().get(&Op::CreateMultipartUpload),
-        Some(&2)
-    );
-    assert!(
-        store.open_uploads().is_empty(),
-        "{:?}",
-        store.open_uploads()
-    );
-    assert_eq!(
-        store.request_counts().get(&Op::AbortMultipartUpload),
-        Some(&1)
-    );
+    // A dropped connection before the store acted, after it acted, and a cut answer: the
+    // create is retried each time, and an upload the store made for a lost answer is
+    // found and aborted.
+    for (fault, orphans) in [
+        (FaultKind::ResetBeforeApply, 0),
+        (FaultKind::ResetAfterApply, 1),
+        (FaultKind::TruncatedResponse, 1),
+    ] {
+        let store = store();
+        store.set_faults(FaultPlan::first_try(fault, [Op::CreateMultipartUpload]));
+        let client = store.client_builder().retry(retry(3)).build().unwrap();
+        let bytes = data(PART * 2, 2);
+        let stored = multipart_upload(&client, "lost-create", bytes.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{fault:?}: the retried create went on: {e:?}"));
+        assert_eq!(stored.parts, Some(2), "{fault:?}");
+        assert_eq!(store.object(BUCKET, "lost-create").unwrap().data, bytes);
+        let counts = store.request_counts();
+        assert_eq!(
+            counts.get(&Op::CreateMultipartUpload),
+            Some(&2),
+            "{fault:?}"
+        );
+        assert_eq!(
+            counts.get(&Op::AbortMultipartUpload).copied().unwrap_or(0),
+            orphans,
+            "{fault:?}"
+        );
+        assert!(
+            store.open_uploads().is_empty(),
+            "{fault:?}: {:?}",
+            store.open_uploads()
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -845,4 +863,62 @@ async fn each_checksum_algorithm_is_confirmed_full_object_or_part_by_part() {
         unchecked.verification,
         Verification::NotVerified(NotVerified::Disabled)
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_keeps_the_source_algorithm_and_checks_the_new_value_against_the_source() {
+    let store = store();
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 3, 31);
+    store.insert_object(
+        BUCKET,
+        "crc64-source",
+        bytes.clone(),
+        Some(ChecksumAlgorithm::Crc64Nvme),
+    );
+    store.insert_object(BUCKET, "plain-source", bytes.clone(), None);
+    let source_crc = ChecksumAlgorithm::Crc64Nvme.checksum(&bytes);
+    let cases = [
+        // The source has a CRC64NVME: the copy asks the store for one too, whatever the
+        // client's default, and the new value must be the source's.
+        (
+            "crc64-source",
+            "CRC64NVME",
+            Verification::FullObject(source_crc),
+        ),
+        // A source without one: the client's default (CRC32), with nothing to compare.
+        (
+            "plain-source",
+            "CRC32",
+            Verification::NotVerified(NotVerified::StoreSentNone),
+        ),
+    ];
+    for (name, limit, create) in [
+        ("copy-whole", u64::MAX, Op::CopyObject),
+        ("copy-parts", 0, Op::CreateMultipartUpload),
+    ] {
+        for (source, algorithm, verification) in &cases {
+            let case = format!("{name} from {source}");
+            store.clear_requests();
+            let copied = client
+                .copy(CopySource::new(bucket(), key(source)), bucket(), key(name))
+                .part_size(PART)
+                .part_limits(part_limits(PART))
+                .single_request_limit(limit)
+                .await
+                .unwrap_or_else(|e| panic!("{case}: {e:?}"));
+            assert_eq!(&copied.verification, verification, "{case}");
+            let request = store
+                .requests()
+                .into_iter()
+                .find(|r| r.operation == create)
+                .unwrap();
+            assert_eq!(
+                request.header("x-amz-checksum-algorithm"),
+                Some(*algorithm),
+                "{case}"
+            );
+            assert_eq!(store.object(BUCKET, name).unwrap().data, bytes, "{case}");
+        }
+    }
 }
