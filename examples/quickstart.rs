@@ -8,7 +8,8 @@
 //! profile's `endpoint_url`) it starts the embedded `local-s3` server on
 //! 127.0.0.1 and uses that; otherwise it uses the configured endpoint with the
 //! credentials and region of the standard AWS environment. It creates a
-//! bucket, uploads a small object, uploads a 64 MiB file as a managed multipart
+//! bucket, uploads a small object and reads it back (its stored CRC32 checked),
+//! uploads a 64 MiB file as a managed multipart
 //! upload with progress, downloads it in parallel and verifies its SHA-256,
 //! streams it back once more, lists, presigns a GET and fetches it with plain
 //! reqwest, copies, and deletes everything it created.
@@ -92,6 +93,17 @@ async fn run(client: Client, embedded: bool) -> Result<(), AnyError> {
             .await
     })
     .await?;
+
+    // Uploads carry a CRC32 by default, and downloads check the stored checksum.
+    let (text, verification) = step("get small object", Some(greeting.len() as u64), async {
+        let object = client
+            .get_object(GetObject::new(bucket.clone(), small_key.clone()))
+            .await?;
+        let verification = object.body.verification().clone();
+        Ok::<_, AnyError>((object.body.collect().await?, verification))
+    })
+    .await?;
+    println!("    {:?}, {verification}", String::from_utf8_lossy(&text));
 
     let (path, expected_sha256) = step("write 64 MiB local file", Some(LARGE_FILE_SIZE), async {
         write_random_file(LARGE_FILE_SIZE)
