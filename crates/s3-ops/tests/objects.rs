@@ -840,3 +840,30 @@ fn a_transport_default_checksum_applies_only_where_none_was_chosen() {
     let (_, _, headers) = shape(&head.request(&aws()).unwrap());
     assert!(headers.contains(&"x-amz-checksum-mode: ENABLED".to_owned()));
 }
+
+#[test]
+fn a_buffered_get_object_body_must_match_its_full_object_checksum() {
+    let get = GetObject::new(bucket(), key("k"));
+    // CRC-32 of "123456789" is 0xCBF43926.
+    let headers = [
+        ("content-length", "9"),
+        ("x-amz-checksum-crc32", "y/Q5Jg=="),
+    ];
+    let output = get.response(response(200, &headers, "123456789")).unwrap();
+    assert_eq!(&output.body[..], b"123456789");
+    let error = get
+        .response(response(200, &headers, "123456788"))
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::ChecksumMismatch { ref expected, .. } if expected == "y/Q5Jg=="),
+        "{error:?}"
+    );
+    assert_eq!(error.retry_class(), RetryClass::Transient);
+    // A range is not the object its checksum covers: not checked.
+    let range = [
+        ("content-length", "9"),
+        ("content-range", "bytes 0-8/20"),
+        ("x-amz-checksum-crc32", "y/Q5Jg=="),
+    ];
+    assert!(get.response(response(206, &range, "123456788")).is_ok());
+}

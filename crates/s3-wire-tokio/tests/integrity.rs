@@ -346,3 +346,34 @@ async fn managed_transfers_follow_the_client_defaults() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_buffered_get_object_is_checked_too_and_a_mismatch_is_retried() {
+    let data = data(1_000, 37);
+    let crc = base64(&crc32(&data).to_be_bytes());
+    let mut corrupted = data.to_vec();
+    corrupted[999] ^= 0x10;
+    // `send` buffers the body: the same check, and a mismatch is worth another try.
+    let server = server(false, [stored(&corrupted, &crc), stored(&data, &crc)]);
+    let client = builder(&server, false).build().unwrap();
+    let output = client.send(GetObject::new(bucket(), key())).await.unwrap();
+    assert_eq!(output.body, data);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|r| checksum_mode(r) == Some("ENABLED")));
+
+    let always = self::server(false, [stored(&corrupted, &crc), stored(&corrupted, &crc)]);
+    let client = builder(&always, false).build().unwrap();
+    let error = client
+        .send(GetObject::new(bucket(), key()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Operation(s3_wire_tokio::s3_ops::Error::ChecksumMismatch { .. })
+        ),
+        "{error:?}"
+    );
+    assert_eq!(error.attempts(), 2);
+}

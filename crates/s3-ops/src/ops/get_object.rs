@@ -212,12 +212,16 @@ impl Operation for GetObject {
             .build()
     }
 
+    /// Decodes a buffered response; a body with a full-object checksum in its head must
+    /// match it (a mismatch is [`Error::ChecksumMismatch`], retryable).
     fn response(&self, response: Response<Bytes>) -> Result<GetObjectOutput, Error> {
         decode(response, |parts, body| {
-            Ok(GetObjectOutput {
-                head: ObjectHead::from_parts(parts)?,
-                body,
-            })
+            let head = ObjectHead::from_parts(parts)?;
+            if let Some(mut validator) = head.checksum_validator() {
+                validator.update(&body);
+                validator.finish()?;
+            }
+            Ok(GetObjectOutput { head, body })
         })
     }
 
