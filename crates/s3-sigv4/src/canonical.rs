@@ -27,18 +27,29 @@ pub(crate) fn canonical_uri_into(
     if path[0] != b'/' {
         return Err(InvalidUri::RelativePath);
     }
-    match rules {
-        UriRules::S3 => normalize_encoded_into(path, true, "path", out),
-        UriRules::Generic => {
-            write_normalized_path(path, out);
+    let encode = |bytes: &[u8], out: &mut Vec<u8>| {
+        if rules.double_encodes() {
+            // Encoded again as sent: `%` becomes `%25`.
+            uri_encode_into(bytes, false, out);
             Ok(())
+        } else {
+            normalize_encoded_into(bytes, true, "path", out)
         }
+    };
+    if rules.normalizes() {
+        write_normalized_path(path, out, encode)
+    } else {
+        encode(path, out)
     }
 }
 
-/// Resolves `.` and `..`, collapses repeated slashes, then encodes the result
-/// (again: `%` becomes `%25`).
-fn write_normalized_path(path: &[u8], out: &mut Vec<u8>) {
+/// Resolves `.` and `..` and collapses repeated slashes, then encodes each
+/// remaining segment with `encode`.
+fn write_normalized_path(
+    path: &[u8],
+    out: &mut Vec<u8>,
+    encode: impl Fn(&[u8], &mut Vec<u8>) -> Result<(), InvalidUri>,
+) -> Result<(), InvalidUri> {
     let mut segments: Vec<&[u8]> = Vec::new();
     let mut ends_with_slash = false;
     for segment in path.split(|&b| b == b'/') {
@@ -55,11 +66,12 @@ fn write_normalized_path(path: &[u8], out: &mut Vec<u8>) {
     }
     for segment in &segments {
         out.push(b'/');
-        uri_encode_into(segment, true, out);
+        encode(segment, out)?;
     }
     if segments.is_empty() || ends_with_slash {
         out.push(b'/');
     }
+    Ok(())
 }
 
 /// Appends the canonical query string: each name and value normalized to the
@@ -414,12 +426,25 @@ mod tests {
     }
 
     #[test]
+    fn normalization_and_double_encoding_combine_freely() {
+        let kept_double = UriRules::new(false, true);
+        assert_eq!(uri("/a//b/./c/../d", kept_double), "/a//b/./c/../d");
+        assert_eq!(uri("/a%20b c", kept_double), "/a%2520b%20c");
+        let normalized_single = UriRules::new(true, false);
+        assert_eq!(uri("/a//b/./c/../d", normalized_single), "/a/b/d");
+        assert_eq!(uri("/x/%2a%7e b/..", normalized_single), "/x/");
+        assert_eq!(uri("/x/%2a%7e b", normalized_single), "/x/%2A~%20b");
+        let mut out = Vec::new();
+        assert!(canonical_uri_into("/a/%zz", normalized_single, &mut out).is_err());
+    }
+
+    #[test]
     fn generic_paths_are_normalized_and_encoded_twice() {
-        assert_eq!(uri("/example/..", UriRules::Generic), "/");
-        assert_eq!(uri("//example//", UriRules::Generic), "/example/");
-        assert_eq!(uri("/./example", UriRules::Generic), "/example");
-        assert_eq!(uri("/a/b/.", UriRules::Generic), "/a/b/");
-        assert_eq!(uri("/a%20b", UriRules::Generic), "/a%2520b");
+        assert_eq!(uri("/example/..", UriRules::GENERIC), "/");
+        assert_eq!(uri("//example//", UriRules::GENERIC), "/example/");
+        assert_eq!(uri("/./example", UriRules::GENERIC), "/example");
+        assert_eq!(uri("/a/b/.", UriRules::GENERIC), "/a/b/");
+        assert_eq!(uri("/a%20b", UriRules::GENERIC), "/a%2520b");
     }
 
     #[test]

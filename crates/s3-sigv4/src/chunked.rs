@@ -11,7 +11,6 @@
 //! vectored writes), and [`ChunkEncoder::encode_chunk`] writes a whole framed
 //! chunk into a caller buffer (the payload copied exactly once).
 
-use hmac::Mac;
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use sha2::{Digest, Sha256};
@@ -19,9 +18,9 @@ use sha2::{Digest, Sha256};
 use crate::encoding::{hex_len, hex32, push_hex_usize};
 use crate::error::{Error, InvalidHeader, InvalidParameter, StreamingError};
 use crate::header::{checked_name, checked_value};
-use crate::key::HmacSha256;
-use crate::params::{PayloadHash, SigningParams};
-use crate::signer::{Signature, write_scope};
+use crate::key::ScopeKey;
+use crate::params::{PayloadHash, SigningAlgorithm, SigningParams};
+use crate::signer::Signature;
 
 /// S3 rejects aws-chunked uploads whose non-final chunks are below 8 KiB.
 pub const MIN_CHUNK_SIZE: usize = 8 * 1024;
@@ -31,6 +30,13 @@ pub const CHUNK_TERMINATOR: &[u8; 2] = b"\r\n";
 
 const SIGNATURE_EXTENSION: &[u8] = b";chunk-signature=";
 const TRAILER_SIGNATURE_NAME: &[u8] = b"x-amz-trailer-signature:";
+/// SigV4a chunk and trailer signatures vary in length (DER), so they are
+/// padded on the right with `*` to the longest one's 144 hex digits: the
+/// encoded length stays known before anything is signed (as aws-c-auth does).
+#[cfg(feature = "sigv4a")]
+const V4A_SIGNATURE_HEX_LEN: usize = 144;
+#[cfg(feature = "sigv4a")]
+const V4A_PADDING: u8 = b'*';
 /// Hex SHA-256 of the empty string, part of every chunk string to sign.
 const EMPTY_SHA256_HEX: &[u8] = b"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
@@ -84,6 +90,7 @@ pub struct ChunkedLayout {
     decoded_length: u64,
     chunk_size: usize,
     trailer: Option<(HeaderName, usize)>,
+    algorithm: SigningAlgorithm,
 }
 
 impl ChunkedLayout {
@@ -139,7 +146,39 @@ impl ChunkedLayout {
             decoded_length,
             chunk_size,
             trailer,
+            algorithm: SigningAlgorithm::V4,
         })
+    }
+
+    /// The same layout for chunks signed with `algorithm` (SigV4 by default).
+    /// [`crate::Signer::sign_streaming`] sets it from the params; a layout
+    /// given to [`crate::Signer::chunk_encoder`] must already match them.
+    pub fn with_algorithm(mut self, algorithm: SigningAlgorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// The algorithm the chunk signatures use.
+    pub fn algorithm(&self) -> SigningAlgorithm {
+        self.algorithm
+    }
+
+    /// Length of one chunk or trailer signature on the wire (signed modes).
+    fn signature_hex_len(&self) -> usize {
+        match self.algorithm {
+            SigningAlgorithm::V4 => 64,
+            #[cfg(feature = "sigv4a")]
+            SigningAlgorithm::V4a => V4A_SIGNATURE_HEX_LEN,
+        }
+    }
+
+    /// Appends `signature` as it goes on the wire (padded for SigV4a).
+    fn push_signature(&self, signature: &Signature, out: &mut Vec<u8>) {
+        let start = out.len();
+        signature.write_hex(out);
+        #[cfg(feature = "sigv4a")]
+        out.resize(start + self.signature_hex_len(), V4A_PADDING);
+        debug_assert_eq!(out.len() - start, self.signature_hex_len());
     }
 
     /// The mode.
@@ -163,7 +202,7 @@ impl ChunkedLayout {
     /// (everything but the payload).
     fn framing_length(&self, payload_length: u64) -> u64 {
         let signature = if self.mode.is_signed() {
-            (SIGNATURE_EXTENSION.len() + 64) as u64
+            (SIGNATURE_EXTENSION.len() + self.signature_hex_len()) as u64
         } else {
             0
         };
@@ -172,7 +211,7 @@ impl ChunkedLayout {
 
     /// The encoded length of a data chunk of `payload_length` bytes.
     pub fn encoded_chunk_length(&self, payload_length: usize) -> usize {
-        // At most 16 hex digits + 81 bytes of framing: cannot overflow usize
+        // At most 16 hex digits + 165 bytes of framing: cannot overflow usize
         // beyond what `payload_length` already is.
         payload_length.saturating_add(self.framing_length(payload_length as u64) as usize)
     }
@@ -181,7 +220,7 @@ impl ChunkedLayout {
     /// the trailer and its signature, and the closing line break.
     pub fn final_length(&self) -> usize {
         let signature = if self.mode.is_signed() {
-            SIGNATURE_EXTENSION.len() + 64
+            SIGNATURE_EXTENSION.len() + self.signature_hex_len()
         } else {
             0
         };
@@ -189,7 +228,7 @@ impl ChunkedLayout {
         if let Some((name, value_length)) = &self.trailer {
             length += name.as_str().len() + 1 + value_length + 2;
             if self.mode.is_signed() {
-                length += TRAILER_SIGNATURE_NAME.len() + 64 + 2;
+                length += TRAILER_SIGNATURE_NAME.len() + self.signature_hex_len() + 2;
             }
         }
         length + 2
@@ -252,10 +291,14 @@ fn trailer_header_name(name: &str) -> Result<HeaderName, Error> {
     Ok(checked_name(name)?)
 }
 
-/// The framing that precedes one chunk's payload (at most 99 bytes).
+/// The longest chunk framing: 16 hex digits, the signature extension with a
+/// padded SigV4a signature, and the line break.
+const MAX_CHUNK_HEADER: usize = 16 + SIGNATURE_EXTENSION.len() + 144 + 2;
+
+/// The framing that precedes one chunk's payload (at most 179 bytes).
 #[derive(Clone, Copy)]
 pub struct ChunkHeader {
-    bytes: [u8; 104],
+    bytes: [u8; MAX_CHUNK_HEADER],
     length: usize,
 }
 
@@ -276,25 +319,29 @@ impl std::fmt::Debug for ChunkHeader {
 }
 
 struct ChunkSigning {
-    mac: HmacSha256,
+    key: ScopeKey,
     /// `date\nscope\n`, shared by every chunk string to sign.
     date_and_scope: Vec<u8>,
     previous: Signature,
+    /// The string to sign, rebuilt for every chunk in the same buffer.
+    scratch: Vec<u8>,
 }
 
 impl ChunkSigning {
     /// Signs `algorithm\n date\n scope\n previous\n hashes...` and chains.
+    /// `previous` is the unpadded hex of the previous signature.
     fn sign(&mut self, algorithm: &[u8], hashes: &[&[u8]]) -> Signature {
-        let mut mac = self.mac.clone();
-        mac.update(algorithm);
-        mac.update(b"\n");
-        mac.update(&self.date_and_scope);
-        mac.update(&self.previous.hex_bytes());
+        let sts = &mut self.scratch;
+        sts.clear();
+        sts.extend_from_slice(algorithm);
+        sts.push(b'\n');
+        sts.extend_from_slice(&self.date_and_scope);
+        self.previous.write_hex(sts);
         for hash in hashes {
-            mac.update(b"\n");
-            mac.update(hash);
+            sts.push(b'\n');
+            sts.extend_from_slice(hash);
         }
-        self.previous = Signature::from_mac(mac);
+        self.previous = self.key.sign(sts);
         self.previous
     }
 }
@@ -329,7 +376,7 @@ impl std::fmt::Debug for ChunkEncoder {
 impl ChunkEncoder {
     pub(crate) fn new(
         layout: ChunkedLayout,
-        mac: HmacSha256,
+        key: ScopeKey,
         params: &SigningParams<'_>,
         seed: Signature,
     ) -> Result<Self, Error> {
@@ -339,22 +386,23 @@ impl ChunkEncoder {
             )
             .into());
         }
+        if params.algorithm() != layout.algorithm {
+            return Err(InvalidParameter::Payload(
+                "the layout's algorithm must be the signing params' algorithm",
+            )
+            .into());
+        }
         let signing = layout.mode.is_signed().then(|| {
-            let time = params.time();
             let mut date_and_scope = Vec::with_capacity(64);
-            date_and_scope.extend_from_slice(time.amz_date_bytes());
+            date_and_scope.extend_from_slice(params.time().amz_date_bytes());
             date_and_scope.push(b'\n');
-            write_scope(
-                &mut date_and_scope,
-                &time,
-                params.region(),
-                params.service(),
-            );
+            params.write_scope(&mut date_and_scope);
             date_and_scope.push(b'\n');
             ChunkSigning {
-                mac,
+                key,
                 date_and_scope,
                 previous: seed,
+                scratch: Vec::with_capacity(256),
             }
         });
         Ok(Self {
@@ -403,19 +451,19 @@ impl ChunkEncoder {
     /// then [`CHUNK_TERMINATOR`]. Nothing is copied.
     pub fn chunk_header(&mut self, payload: &[u8]) -> Result<ChunkHeader, Error> {
         self.accept(payload)?;
-        let mut header = Vec::with_capacity(104);
+        let mut header = Vec::with_capacity(MAX_CHUNK_HEADER);
         push_hex_usize(&mut header, payload.len());
         if let Some(signing) = &mut self.signing {
             let payload_hash = hex32(&Sha256::digest(payload).into());
             let signature = signing.sign(
-                b"AWS4-HMAC-SHA256-PAYLOAD",
+                self.layout.algorithm.chunk_name(),
                 &[EMPTY_SHA256_HEX, &payload_hash],
             );
             header.extend_from_slice(SIGNATURE_EXTENSION);
-            header.extend_from_slice(&signature.hex_bytes());
+            self.layout.push_signature(&signature, &mut header);
         }
         header.extend_from_slice(b"\r\n");
-        let mut bytes = [0u8; 104];
+        let mut bytes = [0u8; MAX_CHUNK_HEADER];
         bytes[..header.len()].copy_from_slice(&header);
         Ok(ChunkHeader {
             bytes,
@@ -481,11 +529,11 @@ impl ChunkEncoder {
         tail.push(b'0');
         if let Some(signing) = &mut self.signing {
             let signature = signing.sign(
-                b"AWS4-HMAC-SHA256-PAYLOAD",
+                self.layout.algorithm.chunk_name(),
                 &[EMPTY_SHA256_HEX, EMPTY_SHA256_HEX],
             );
             tail.extend_from_slice(SIGNATURE_EXTENSION);
-            tail.extend_from_slice(&signature.hex_bytes());
+            self.layout.push_signature(&signature, &mut tail);
         }
         tail.extend_from_slice(b"\r\n");
         if let Some((name, value)) = trailer {
@@ -501,9 +549,10 @@ impl ChunkEncoder {
                 hasher.update(&tail[line_start..line_end]);
                 hasher.update(b"\n");
                 let trailer_hash = hex32(&hasher.finalize().into());
-                let signature = signing.sign(b"AWS4-HMAC-SHA256-TRAILER", &[&trailer_hash]);
+                let signature =
+                    signing.sign(self.layout.algorithm.trailer_name(), &[&trailer_hash]);
                 tail.extend_from_slice(TRAILER_SIGNATURE_NAME);
-                tail.extend_from_slice(&signature.hex_bytes());
+                self.layout.push_signature(&signature, &mut tail);
                 tail.extend_from_slice(b"\r\n");
             }
         }

@@ -67,6 +67,19 @@ impl Credentials {
         self.session_token.as_deref()
     }
 
+    /// The public key SigV4a derives from these credentials (feature
+    /// `sigv4a`), as an uncompressed SEC1 point (`04 || X || Y`): what a
+    /// verifier checks SigV4a signatures against.
+    #[cfg(feature = "sigv4a")]
+    pub fn sigv4a_public_key(&self) -> Result<[u8; 65], crate::Error> {
+        self.validate()?;
+        let key = crate::v4a::derive_key(&self.access_key_id, &self.secret_access_key)?;
+        let point = key.verifying_key().to_sec1_point(false);
+        let mut out = [0u8; 65];
+        out.copy_from_slice(point.as_bytes());
+        Ok(out)
+    }
+
     /// Whether every part can be used in a header or URL.
     pub(crate) fn validate(&self) -> Result<(), InvalidParameter> {
         self.validity.clone()

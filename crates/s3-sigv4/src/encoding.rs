@@ -217,6 +217,14 @@ pub(crate) fn hex32(bytes: &[u8; 32]) -> [u8; 64] {
     out
 }
 
+/// Appends the lowercase hex form of `bytes`.
+pub(crate) fn push_hex(bytes: &[u8], out: &mut Vec<u8>) {
+    out.reserve(2 * bytes.len());
+    for &byte in bytes {
+        out.extend_from_slice(&HEX_PAIRS[usize::from(byte)]);
+    }
+}
+
 /// Parses 64 hex digits (either case) into 32 bytes.
 pub(crate) fn parse_hex32(text: &str) -> Option<[u8; 32]> {
     let bytes = text.as_bytes();

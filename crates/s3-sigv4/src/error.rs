@@ -94,13 +94,22 @@ pub enum InvalidParameter {
     SecretAccessKey,
     /// The session token contains control characters or line breaks.
     SessionToken,
-    /// The region is empty or contains `/`, whitespace or non-ASCII bytes.
+    /// The region is empty or contains `/`, whitespace or non-ASCII bytes; or
+    /// a SigV4a region set is not `*` or a comma-separated list of lowercase
+    /// regions (each may end in `*`).
     Region,
     /// The service is empty or contains `/`, whitespace or non-ASCII bytes.
     Service,
     /// The payload description cannot be used here (for example a streaming
     /// payload in a presigned URL).
     Payload(&'static str),
+    /// The request method is not an uppercase token. HTTP methods are
+    /// case-sensitive and S3 knows only uppercase ones: a `get` would be signed
+    /// as `get` and refused by the server, so it is refused here.
+    Method {
+        /// The method as given.
+        method: String,
+    },
 }
 
 /// Misuse of the aws-chunked encoder.
@@ -216,12 +225,18 @@ impl fmt::Display for InvalidParameter {
                 f.write_str("session token must not contain control characters or line breaks")
             }
             Self::Region => f.write_str(
-                "region must be non-empty printable ASCII without `/` or whitespace",
+                "region must be non-empty printable ASCII without `/` or whitespace \
+                 (a SigV4a region set: `*` or comma-separated lowercase regions)",
             ),
             Self::Service => f.write_str(
                 "service must be non-empty printable ASCII without `/` or whitespace",
             ),
             Self::Payload(why) => f.write_str(why),
+            Self::Method { method } => write!(
+                f,
+                "method {method:?} must be an uppercase token such as GET or PUT \
+                 (methods are case-sensitive)"
+            ),
         }
     }
 }

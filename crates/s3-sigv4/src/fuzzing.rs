@@ -56,7 +56,12 @@ pub fn canonicalize_arbitrary(data: &[u8]) {
     }
 
     let mut out = Vec::new();
-    for rules in [UriRules::S3, UriRules::Generic] {
+    for rules in [
+        UriRules::S3,
+        UriRules::GENERIC,
+        UriRules::new(false, true),
+        UriRules::new(true, false),
+    ] {
         let _ = canonical_uri(&path, rules, &mut out);
     }
     let _ = canonical_query(&query, &mut out);

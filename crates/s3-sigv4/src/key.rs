@@ -10,6 +10,8 @@ use std::sync::RwLock;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
+use crate::signer::Signature;
+
 pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// How many scopes the cache remembers; more than one client region or a day
@@ -22,7 +24,7 @@ pub(crate) fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
-fn keyed(key: &[u8]) -> HmacSha256 {
+pub(crate) fn keyed(key: &[u8]) -> HmacSha256 {
     // HMAC accepts keys of any length; the error type is uninhabited in practice.
     match HmacSha256::new_from_slice(key) {
         Ok(mac) => mac,
@@ -45,6 +47,31 @@ pub(crate) fn derive_signing_mac(
     let service_key = hmac(&region_key, service.as_bytes());
     let signing_key = hmac(&service_key, b"aws4_request");
     keyed(&signing_key)
+}
+
+/// What signs a string to sign: the keyed HMAC of a SigV4 scope, or the ECDSA
+/// key of a SigV4a credential.
+#[derive(Clone)]
+pub(crate) enum ScopeKey {
+    Hmac(HmacSha256),
+    #[cfg(feature = "sigv4a")]
+    Ecdsa(std::sync::Arc<p256::ecdsa::SigningKey>),
+}
+
+impl ScopeKey {
+    pub(crate) fn sign(&self, string_to_sign: &[u8]) -> Signature {
+        match self {
+            Self::Hmac(mac) => {
+                let mut mac = mac.clone();
+                mac.update(string_to_sign);
+                Signature::from_mac(mac)
+            }
+            #[cfg(feature = "sigv4a")]
+            Self::Ecdsa(key) => {
+                Signature::from_der(crate::v4a::sign(key, string_to_sign).as_bytes())
+            }
+        }
+    }
 }
 
 struct Entry {

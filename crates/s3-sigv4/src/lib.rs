@@ -45,6 +45,8 @@ mod post_policy;
 mod request;
 mod signer;
 mod time;
+#[cfg(feature = "sigv4a")]
+mod v4a;
 
 /// The `http` crate this signer works on, re-exported so callers use the same version.
 pub use http;
@@ -59,7 +61,8 @@ pub use error::{
 };
 pub use header::checked_header;
 pub use params::{
-    HeaderSelection, PayloadHash, SessionTokenPlacement, SigningParams, SigningSettings, UriRules,
+    HeaderSelection, PayloadHash, SessionTokenPlacement, SigningAlgorithm, SigningParams,
+    SigningSettings, UriRules,
 };
 pub use post_policy::{PostPolicy, PostPolicyForm};
 pub use request::{RawRequest, SignableRequest};

@@ -117,19 +117,128 @@ impl std::fmt::Debug for PayloadHash {
     }
 }
 
-/// How the canonical URI is derived from the request path.
+/// How the canonical URI is derived from the request path: two independent
+/// choices, as the SigV4 specification has them.
+///
+/// - **Normalization**: resolve `.` and `..` segments and collapse repeated
+///   slashes before signing. S3 keeps the path as sent (`a//b` and `a/./b` are
+///   distinct keys); most other services normalize.
+/// - **Double encoding**: encode the path again as it is sent, so an existing
+///   `%` becomes `%25`. S3 signs the path with a single encoding: existing
+///   `%XX` escapes are kept (uppercased; escapes of unreserved bytes decoded)
+///   and every other byte outside `A-Z a-z 0-9 - _ . ~ /` is encoded.
+///
+/// ```
+/// use s3_sigv4::UriRules;
+/// assert_eq!(UriRules::S3, UriRules::new(false, false));
+/// assert_eq!(UriRules::GENERIC, UriRules::new(true, true));
+/// // Kept as sent, but every byte encoded once more (the aws-c-auth
+/// // "unnormalized" test cases).
+/// let raw = UriRules::GENERIC.with_normalization(false);
+/// assert!(raw.double_encodes() && !raw.normalizes());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UriRules {
+    normalize: bool,
+    double_encode: bool,
+}
+
+impl Default for UriRules {
+    fn default() -> Self {
+        Self::S3
+    }
+}
+
+impl UriRules {
+    /// Amazon S3: no normalization, single encoding.
+    pub const S3: Self = Self::new(false, false);
+    /// Every other AWS service: normalization and double encoding.
+    pub const GENERIC: Self = Self::new(true, true);
+
+    /// Rules from their two choices.
+    pub const fn new(normalize: bool, double_encode: bool) -> Self {
+        Self {
+            normalize,
+            double_encode,
+        }
+    }
+
+    /// The same rules with normalization on or off.
+    pub const fn with_normalization(mut self, normalize: bool) -> Self {
+        self.normalize = normalize;
+        self
+    }
+
+    /// The same rules with double encoding on or off.
+    pub const fn with_double_encoding(mut self, double_encode: bool) -> Self {
+        self.double_encode = double_encode;
+        self
+    }
+
+    /// Whether `.`/`..` segments are resolved and repeated slashes collapsed.
+    pub const fn normalizes(&self) -> bool {
+        self.normalize
+    }
+
+    /// Whether the path is encoded again (`%` becomes `%25`).
+    pub const fn double_encodes(&self) -> bool {
+        self.double_encode
+    }
+}
+
+/// Which signature a request gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum UriRules {
-    /// Amazon S3: no path normalization (`//`, `.` and `..` are kept) and a
-    /// single encoding. The path is taken as sent: existing `%XX` escapes are
-    /// kept (uppercased; escapes of unreserved bytes decoded) and every other
-    /// byte outside `A-Z a-z 0-9 - _ . ~ /` is encoded.
+pub enum SigningAlgorithm {
+    /// SigV4, `AWS4-HMAC-SHA256`: valid in the one region of its scope.
     #[default]
-    S3,
-    /// Every other AWS service: `.`/`..` segments resolved, repeated slashes
-    /// collapsed, then the path is encoded again (a `%` becomes `%25`).
-    Generic,
+    V4,
+    /// SigV4a, `AWS4-ECDSA-P256-SHA256` (feature `sigv4a`): an ECDSA P-256
+    /// signature valid in every region of a region set (`*`, or a
+    /// comma-separated list such as `us-east-1,eu-west-1`), which the scope
+    /// leaves out and `X-Amz-Region-Set` carries. Multi-Region Access Points
+    /// require it.
+    #[cfg(feature = "sigv4a")]
+    V4a,
+}
+
+impl SigningAlgorithm {
+    /// The algorithm name of the `Authorization` header and `X-Amz-Algorithm`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::V4 => "AWS4-HMAC-SHA256",
+            #[cfg(feature = "sigv4a")]
+            Self::V4a => "AWS4-ECDSA-P256-SHA256",
+        }
+    }
+
+    /// The algorithm line of an aws-chunked chunk's string to sign.
+    pub(crate) const fn chunk_name(self) -> &'static [u8] {
+        match self {
+            Self::V4 => b"AWS4-HMAC-SHA256-PAYLOAD",
+            #[cfg(feature = "sigv4a")]
+            Self::V4a => b"AWS4-ECDSA-P256-SHA256-PAYLOAD",
+        }
+    }
+
+    /// The algorithm line of an aws-chunked trailer's string to sign.
+    pub(crate) const fn trailer_name(self) -> &'static [u8] {
+        match self {
+            Self::V4 => b"AWS4-HMAC-SHA256-TRAILER",
+            #[cfg(feature = "sigv4a")]
+            Self::V4a => b"AWS4-ECDSA-P256-SHA256-TRAILER",
+        }
+    }
+
+    /// Whether the scope names a region (SigV4) or the region set travels
+    /// in `X-Amz-Region-Set` (SigV4a).
+    pub(crate) const fn scopes_region(self) -> bool {
+        match self {
+            Self::V4 => true,
+            #[cfg(feature = "sigv4a")]
+            Self::V4a => false,
+        }
+    }
 }
 
 /// Where the session token of temporary credentials goes.
@@ -271,11 +380,11 @@ impl SigningSettings {
         }
     }
 
-    /// Generic AWS service rules: [`UriRules::Generic`], no
+    /// Generic AWS service rules: [`UriRules::GENERIC`], no
     /// `x-amz-content-sha256` header, session token signed.
     pub const fn generic() -> Self {
         Self {
-            uri_rules: UriRules::Generic,
+            uri_rules: UriRules::GENERIC,
             headers: HeaderSelection::new(),
             content_sha256_header: false,
             session_token: SessionTokenPlacement::Signed,
@@ -321,7 +430,7 @@ impl SigningSettings {
 }
 
 /// Per-request signing inputs: the credential scope (region, service, time),
-/// the payload description and the rules.
+/// the payload description, the rules and the algorithm.
 ///
 /// ```
 /// use s3_sigv4::{PayloadHash, SigningParams, SigningTime};
@@ -336,6 +445,7 @@ pub struct SigningParams<'a> {
     time: SigningTime,
     payload: PayloadHash,
     settings: &'a SigningSettings,
+    algorithm: SigningAlgorithm,
 }
 
 impl<'a> SigningParams<'a> {
@@ -347,7 +457,35 @@ impl<'a> SigningParams<'a> {
             time,
             payload,
             settings: &DEFAULT_S3_SETTINGS,
+            algorithm: SigningAlgorithm::V4,
         }
+    }
+
+    /// SigV4a params (feature `sigv4a`): `region_set` is `*` or a
+    /// comma-separated list of regions (each may end in `*`, as `us-*`).
+    ///
+    /// ```
+    /// use s3_sigv4::{PayloadHash, SigningAlgorithm, SigningParams, SigningTime};
+    /// let time = SigningTime::from_unix(1_369_353_600).unwrap();
+    /// let params = SigningParams::v4a("*", "s3", time, PayloadHash::Empty);
+    /// assert_eq!(params.algorithm(), SigningAlgorithm::V4a);
+    /// assert_eq!(params.region(), "*");
+    /// ```
+    #[cfg(feature = "sigv4a")]
+    pub fn v4a(
+        region_set: &'a str,
+        service: &'a str,
+        time: SigningTime,
+        payload: PayloadHash,
+    ) -> Self {
+        Self::new(region_set, service, time, payload).with_algorithm(SigningAlgorithm::V4a)
+    }
+
+    /// Uses another algorithm. With [`SigningAlgorithm::V4a`] the region is a
+    /// region set.
+    pub fn with_algorithm(mut self, algorithm: SigningAlgorithm) -> Self {
+        self.algorithm = algorithm;
+        self
     }
 
     /// Uses other rules.
@@ -368,9 +506,13 @@ impl<'a> SigningParams<'a> {
         self
     }
 
-    /// The region of the credential scope.
+    /// The region of the credential scope (SigV4), or the region set (SigV4a).
     pub fn region(&self) -> &'a str {
         self.region
+    }
+    /// The algorithm.
+    pub fn algorithm(&self) -> SigningAlgorithm {
+        self.algorithm
     }
     /// The service of the credential scope (`s3` for S3).
     pub fn service(&self) -> &'a str {
@@ -389,11 +531,46 @@ impl<'a> SigningParams<'a> {
         self.settings
     }
 
+    /// Appends the credential scope: `date/region/service/aws4_request`, or
+    /// `date/service/aws4_request` for SigV4a.
+    pub(crate) fn write_scope(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.time.date_bytes());
+        out.push(b'/');
+        if self.algorithm.scopes_region() {
+            out.extend_from_slice(self.region.as_bytes());
+            out.push(b'/');
+        }
+        out.extend_from_slice(self.service.as_bytes());
+        out.extend_from_slice(b"/aws4_request");
+    }
+
+    /// Length of what [`SigningParams::write_scope`] writes.
+    pub(crate) fn scope_len(&self) -> usize {
+        let region = if self.algorithm.scopes_region() {
+            self.region.len() + 1
+        } else {
+            0
+        };
+        "YYYYMMDD/".len() + region + self.service.len() + "/aws4_request".len()
+    }
+
     pub(crate) fn validate(&self) -> Result<(), InvalidParameter> {
         fn scope_part_ok(part: &str) -> bool {
             !part.is_empty() && part.bytes().all(|b| b.is_ascii_graphic() && b != b'/')
         }
-        if !scope_part_ok(self.region) {
+        let region_ok = if self.algorithm.scopes_region() {
+            scope_part_ok(self.region)
+        } else {
+            // A region set: `*`, or regions (optionally ending in `*`) separated by commas.
+            self.region.split(',').all(|region| {
+                let name = region.strip_suffix('*').unwrap_or(region);
+                (!name.is_empty() || region == "*")
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            })
+        };
+        if !region_ok {
             return Err(InvalidParameter::Region);
         }
         if !scope_part_ok(self.service) {

@@ -6,9 +6,11 @@ use hmac::Mac;
 
 use crate::credentials::Credentials;
 use crate::encoding::base64_encode;
-use crate::error::Error;
-use crate::params::SigningParams;
-use crate::signer::{ALGORITHM, Signature, Signer, write_scope};
+use crate::error::{Error, InvalidParameter};
+use crate::params::{SigningAlgorithm, SigningParams};
+use crate::signer::{Signature, Signer, write_scope};
+
+const ALGORITHM: &str = SigningAlgorithm::V4.name();
 use crate::time::SigningTime;
 
 /// A POST policy document under construction. The conditions naming the
@@ -194,6 +196,7 @@ impl Signer {
     ) -> Result<PostPolicyForm, Error> {
         credentials.validate()?;
         params.validate()?;
+        checked_v4(params)?;
         let credential = credential_string(credentials, params);
         let time = params.time();
         let mut extra = vec![
@@ -218,6 +221,7 @@ impl Signer {
     ) -> Result<PostPolicyForm, Error> {
         credentials.validate()?;
         params.validate()?;
+        checked_v4(params)?;
         let policy = base64_encode(policy_json.as_bytes());
         let mut mac = self.signing_mac(credentials, params);
         mac.update(policy.as_bytes());
@@ -229,6 +233,15 @@ impl Signer {
             security_token: credentials.session_token().map(str::to_owned),
             signature: Signature::from_mac(mac),
         })
+    }
+}
+
+/// POST policies are SigV4 only (S3 documents no SigV4a form).
+fn checked_v4(params: &SigningParams<'_>) -> Result<(), Error> {
+    if params.algorithm() == SigningAlgorithm::V4 {
+        Ok(())
+    } else {
+        Err(InvalidParameter::Payload("POST policies are signed with SigV4 only").into())
     }
 }
 

@@ -1,5 +1,6 @@
 //! The signer: header signing, presigning and the shared signing core.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
@@ -12,44 +13,74 @@ use sha2::{Digest, Sha256};
 use crate::canonical::{canonical_headers_into, canonical_query_into, canonical_uri_into};
 use crate::chunked::{ChunkEncoder, ChunkedLayout};
 use crate::credentials::Credentials;
-use crate::encoding::{hex32, uri_encode_into};
+use crate::encoding::{hex32, push_hex, uri_encode_into};
 use crate::error::{Error, InvalidExpiry, InvalidHeader, InvalidParameter, InvalidUri};
-use crate::key::{HmacSha256, KeyCache};
-use crate::params::{SessionTokenPlacement, SigningParams};
+use crate::key::{HmacSha256, KeyCache, ScopeKey};
+use crate::params::{SessionTokenPlacement, SigningAlgorithm, SigningParams};
 use crate::request::{SignableRequest, host_from_authority};
 use crate::time::SigningTime;
 
-pub(crate) const ALGORITHM: &str = "AWS4-HMAC-SHA256";
 const X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
 const X_AMZ_CONTENT_SHA256: HeaderName = HeaderName::from_static("x-amz-content-sha256");
 const X_AMZ_SECURITY_TOKEN: HeaderName = HeaderName::from_static("x-amz-security-token");
+#[cfg(feature = "sigv4a")]
+const X_AMZ_REGION_SET: HeaderName = HeaderName::from_static("x-amz-region-set");
 
 /// The longest expiry S3 accepts for a presigned URL: 7 days.
 pub const MAX_PRESIGN_EXPIRY: Duration = Duration::from_secs(7 * 24 * 3600);
 
-/// A SigV4 signature (32 bytes, shown as 64 lowercase hex digits on the wire).
+/// The longest signature: a DER-encoded ECDSA P-256 signature (SigV4a).
+const MAX_SIGNATURE_LEN: usize = 72;
+
+/// A signature: 32 bytes of HMAC-SHA256 (SigV4), or a DER-encoded ECDSA
+/// P-256 signature of up to 72 bytes (SigV4a). Shown as lowercase hex on the wire.
 ///
 /// `Debug` redacts it: a signature in a presigned URL is a bearer credential.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Signature([u8; 32]);
+pub struct Signature {
+    bytes: [u8; MAX_SIGNATURE_LEN],
+    len: u8,
+}
 
 impl Signature {
     /// The raw bytes.
-    pub fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
     }
 
-    /// The 64-digit lowercase hex form used in headers, URLs and chunks.
+    /// The lowercase hex form used in headers, URLs and chunks.
     pub fn to_hex(&self) -> String {
-        String::from_utf8_lossy(&hex32(&self.0)).into_owned()
+        let mut hex = Vec::with_capacity(self.hex_len());
+        self.write_hex(&mut hex);
+        String::from_utf8_lossy(&hex).into_owned()
     }
 
-    pub(crate) fn hex_bytes(&self) -> [u8; 64] {
-        hex32(&self.0)
+    /// Length of the hex form.
+    pub(crate) fn hex_len(&self) -> usize {
+        2 * usize::from(self.len)
+    }
+
+    /// Appends the lowercase hex form.
+    pub(crate) fn write_hex(&self, out: &mut Vec<u8>) {
+        push_hex(self.as_bytes(), out);
     }
 
     pub(crate) fn from_mac(mac: HmacSha256) -> Self {
-        Self(mac.finalize().into_bytes().into())
+        let mut bytes = [0u8; MAX_SIGNATURE_LEN];
+        bytes[..32].copy_from_slice(&mac.finalize().into_bytes());
+        Self { bytes, len: 32 }
+    }
+
+    #[cfg(feature = "sigv4a")]
+    pub(crate) fn from_der(der: &[u8]) -> Self {
+        let mut bytes = [0u8; MAX_SIGNATURE_LEN];
+        // A DER P-256 signature is at most 72 bytes.
+        let len = der.len().min(MAX_SIGNATURE_LEN);
+        bytes[..len].copy_from_slice(&der[..len]);
+        Self {
+            bytes,
+            len: len as u8,
+        }
     }
 }
 
@@ -81,6 +112,8 @@ impl fmt::Debug for Signature {
 #[derive(Default)]
 pub struct Signer {
     keys: KeyCache,
+    #[cfg(feature = "sigv4a")]
+    v4a_keys: crate::v4a::KeyCache,
 }
 
 impl fmt::Debug for Signer {
@@ -279,29 +312,37 @@ impl Signer {
             }
             (None, SessionTokenPlacement::Signed) => {}
         }
+        #[cfg(feature = "sigv4a")]
+        if params.algorithm() == crate::params::SigningAlgorithm::V4a {
+            headers.insert(
+                X_AMZ_REGION_SET,
+                header_value(&X_AMZ_REGION_SET, params.region().as_bytes())?,
+            );
+        }
 
         let computed = self.compute(&*request, None, credentials, params, payload, buf)?;
 
         // Exact capacity: `Bytes::from(Vec)` then takes the buffer as is.
+        let algorithm = params.algorithm().name();
         let mut authorization = Vec::with_capacity(
-            ALGORITHM.len()
+            algorithm.len()
                 + " Credential=/".len()
                 + credentials.access_key_id().len()
-                + scope_len(params.region(), params.service())
+                + params.scope_len()
                 + ", SignedHeaders=".len()
                 + computed.signed_headers.len()
                 + ", Signature=".len()
-                + 64,
+                + computed.signature.hex_len(),
         );
-        authorization.extend_from_slice(ALGORITHM.as_bytes());
+        authorization.extend_from_slice(algorithm.as_bytes());
         authorization.extend_from_slice(b" Credential=");
         authorization.extend_from_slice(credentials.access_key_id().as_bytes());
         authorization.push(b'/');
-        write_scope(&mut authorization, &time, params.region(), params.service());
+        params.write_scope(&mut authorization);
         authorization.extend_from_slice(b", SignedHeaders=");
         authorization.extend_from_slice(&buf[computed.signed_headers.clone()]);
         authorization.extend_from_slice(b", Signature=");
-        authorization.extend_from_slice(&computed.signature.hex_bytes());
+        computed.signature.write_hex(&mut authorization);
         let authorization = HeaderValue::from_maybe_shared(Bytes::from(authorization))
             .map_err(|_| InvalidParameter::AccessKeyId)?;
         let headers = request.headers_mut();
@@ -370,8 +411,7 @@ impl Signer {
             )
             .into());
         }
-        let method = http::Method::from_bytes(request.method().as_bytes())
-            .map_err(|_| InvalidUri::Unrepresentable("invalid method".into()))?;
+        let method = checked_method(request.method())?;
         let time = params.time();
         let settings = params.settings();
 
@@ -379,8 +419,12 @@ impl Signer {
         // headers first, at the start of the scratch buffer.
         let host = signing_host(request)?;
         let header_block_start = buf.len();
-        let signed =
-            canonical_headers_into(request.headers(), host, settings.header_selection(), buf);
+        let signed = canonical_headers_into(
+            request.headers(),
+            host.as_deref(),
+            settings.header_selection(),
+            buf,
+        );
         let header_block = header_block_start..buf.len();
 
         // The URL is built in place; its query part is what gets canonicalized.
@@ -402,16 +446,22 @@ impl Signer {
             url.extend_from_slice(existing.as_bytes());
             url.push(b'&');
         }
-        url.extend_from_slice(b"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=");
+        url.extend_from_slice(b"X-Amz-Algorithm=");
+        url.extend_from_slice(params.algorithm().name().as_bytes());
+        url.extend_from_slice(b"&X-Amz-Credential=");
         uri_encode_into(credentials.access_key_id().as_bytes(), true, &mut url);
         url.extend_from_slice(b"%2F");
         let mut scope = Vec::with_capacity(64);
-        write_scope(&mut scope, &time, params.region(), params.service());
+        params.write_scope(&mut scope);
         uri_encode_into(&scope, true, &mut url);
         url.extend_from_slice(b"&X-Amz-Date=");
         url.extend_from_slice(time.amz_date_bytes());
         url.extend_from_slice(b"&X-Amz-Expires=");
         push_decimal(&mut url, expires_in.as_secs());
+        if !params.algorithm().scopes_region() {
+            url.extend_from_slice(b"&X-Amz-Region-Set=");
+            uri_encode_into(params.region().as_bytes(), true, &mut url);
+        }
         let token = credentials.session_token();
         let token_signed = settings.token_placement() == SessionTokenPlacement::Signed;
         if let (Some(token), true) = (token, token_signed) {
@@ -443,7 +493,7 @@ impl Signer {
             uri_encode_into(token.as_bytes(), true, &mut url);
         }
         url.extend_from_slice(b"&X-Amz-Signature=");
-        url.extend_from_slice(&computed.signature.hex_bytes());
+        computed.signature.write_hex(&mut url);
         let url = String::from_utf8(url)
             .map_err(|_| InvalidUri::Unrepresentable("URL is not UTF-8".into()))?;
 
@@ -475,6 +525,7 @@ impl Signer {
         layout: ChunkedLayout,
     ) -> Result<ChunkEncoder, Error> {
         let params = params.with_payload(layout.mode().payload_hash());
+        let layout = layout.with_algorithm(params.algorithm());
         layout.apply_headers(request.headers_mut());
         let seed = self.sign_headers(request, credentials, &params)?;
         self.chunk_encoder(credentials, &params, seed, layout)
@@ -492,10 +543,26 @@ impl Signer {
     ) -> Result<ChunkEncoder, Error> {
         credentials.validate()?;
         params.validate()?;
-        ChunkEncoder::new(layout, self.signing_mac(credentials, params), params, seed)
+        ChunkEncoder::new(layout, self.scope_key(credentials, params)?, params, seed)
     }
 
-    /// The keyed HMAC state for a scope (cached).
+    /// What signs for these credentials and params (cached).
+    pub(crate) fn scope_key(
+        &self,
+        credentials: &Credentials,
+        params: &SigningParams<'_>,
+    ) -> Result<ScopeKey, Error> {
+        Ok(match params.algorithm() {
+            SigningAlgorithm::V4 => ScopeKey::Hmac(self.signing_mac(credentials, params)),
+            #[cfg(feature = "sigv4a")]
+            SigningAlgorithm::V4a => ScopeKey::Ecdsa(
+                self.v4a_keys
+                    .key(credentials.access_key_id(), credentials.secret_access_key())?,
+            ),
+        })
+    }
+
+    /// The keyed HMAC state for a SigV4 scope (cached).
     pub(crate) fn signing_mac(
         &self,
         credentials: &Credentials,
@@ -520,6 +587,7 @@ impl Signer {
         buf: &mut Vec<u8>,
     ) -> Result<Computed, Error> {
         let settings = params.settings();
+        checked_method(request.method())?;
         let creq_start = buf.len();
         buf.extend_from_slice(request.method().as_bytes());
         buf.push(b'\n');
@@ -540,7 +608,12 @@ impl Signer {
                 }
                 buf.push(b'\n');
                 let host = signing_host(request)?;
-                canonical_headers_into(request.headers(), host, settings.header_selection(), buf)
+                canonical_headers_into(
+                    request.headers(),
+                    host.as_deref(),
+                    settings.header_selection(),
+                    buf,
+                )
             }
         };
         buf.push(b'\n');
@@ -550,19 +623,20 @@ impl Signer {
 
         let time = params.time();
         let sts_start = buf.len();
-        buf.extend_from_slice(ALGORITHM.as_bytes());
+        buf.extend_from_slice(params.algorithm().name().as_bytes());
         buf.push(b'\n');
         buf.extend_from_slice(time.amz_date_bytes());
         buf.push(b'\n');
-        write_scope(buf, &time, params.region(), params.service());
+        params.write_scope(buf);
         buf.push(b'\n');
         buf.extend_from_slice(&hex32(&creq_hash));
         let sts_end = buf.len();
 
-        let mut mac = self.signing_mac(credentials, params);
-        mac.update(&buf[sts_start..sts_end]);
+        let signature = self
+            .scope_key(credentials, params)?
+            .sign(&buf[sts_start..sts_end]);
         Ok(Computed {
-            signature: Signature::from_mac(mac),
+            signature,
             signed_headers,
             canonical_request: creq_start..creq_end,
             string_to_sign: sts_start..sts_end,
@@ -626,12 +700,7 @@ fn report(buf: &[u8], computed: &Computed, authorization: String) -> SigningRepo
     }
 }
 
-/// Length of what [`write_scope`] writes.
-fn scope_len(region: &str, service: &str) -> usize {
-    "YYYYMMDD/".len() + region.len() + 1 + service.len() + "/aws4_request".len()
-}
-
-/// `date/region/service/aws4_request`.
+/// `date/region/service/aws4_request` (SigV4 scopes outside a request: POST policies).
 pub(crate) fn write_scope(out: &mut Vec<u8>, time: &SigningTime, region: &str, service: &str) {
     out.extend_from_slice(time.date_bytes());
     out.push(b'/');
@@ -642,14 +711,33 @@ pub(crate) fn write_scope(out: &mut Vec<u8>, time: &SigningTime, region: &str, s
 }
 
 /// The host to add to the signed headers: `None` when a `host` header exists.
-fn signing_host<R: SignableRequest + ?Sized>(request: &R) -> Result<Option<&[u8]>, InvalidUri> {
+/// A host taken from the URI is lowercased: HTTP stacks send it lowercased
+/// (host names are case-insensitive), so signing it as written would fail.
+fn signing_host<R: SignableRequest + ?Sized>(
+    request: &R,
+) -> Result<Option<Cow<'_, [u8]>>, InvalidUri> {
     if request.headers().contains_key(HOST) {
         return Ok(None);
     }
     let authority = request.authority().ok_or(InvalidUri::MissingHost)?;
-    Ok(Some(
-        host_from_authority(request.scheme(), authority).as_bytes(),
-    ))
+    let host = host_from_authority(request.scheme(), authority).as_bytes();
+    Ok(Some(if host.iter().any(u8::is_ascii_uppercase) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
+    }))
+}
+
+/// The method, refused unless it is an uppercase token: HTTP methods are
+/// case-sensitive, and a lowercase one would be signed as is and refused by S3.
+fn checked_method(method: &str) -> Result<http::Method, Error> {
+    let invalid = || InvalidParameter::Method {
+        method: method.to_owned(),
+    };
+    if method.bytes().any(|b| b.is_ascii_lowercase()) {
+        return Err(invalid().into());
+    }
+    http::Method::from_bytes(method.as_bytes()).map_err(|_| invalid().into())
 }
 
 /// A header value built from bytes this crate generated (always ASCII).
