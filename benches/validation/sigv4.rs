@@ -3,7 +3,10 @@
 //! - canonical query of 64 pairs `field-NN` -> `value N+` (sent encoded, in
 //!   reverse order so the sort does work);
 //! - canonical headers of 32 `x-amz-meta-field-NN: " a\t b  c "` plus `host`;
-//! - header signing of `GET /bucket/key with spaces` with a cached key.
+//! - header signing of `GET /bucket/key with spaces` with a cached key, with
+//!   SigV4 and, side by side, SigV4a (region set `*`);
+//! - deriving the SigV4a key of a credential (once per credential: the cost a
+//!   fresh client pays on its first SigV4a request).
 
 use std::hint::black_box;
 
@@ -95,6 +98,21 @@ pub fn benches(c: &mut Criterion) {
             |request| signer.sign_headers(request, &credentials, &params).unwrap(),
             BatchSize::SmallInput,
         )
+    });
+
+    let v4a = SigningParams::v4a("*", "s3", time, PayloadHash::Empty);
+    signer
+        .sign_headers(&mut request.clone(), &credentials, &v4a)
+        .unwrap();
+    group.bench_function("sign_headers_v4a_cached_key", |b| {
+        b.iter_batched_ref(
+            || request.clone(),
+            |request| signer.sign_headers(request, &credentials, &v4a).unwrap(),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("v4a_key_derivation", |b| {
+        b.iter(|| black_box(credentials.sigv4a_public_key().unwrap()))
     });
     group.finish();
 }

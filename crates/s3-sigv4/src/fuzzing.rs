@@ -87,13 +87,43 @@ pub fn canonicalize_arbitrary(data: &[u8]) {
     for settings in [SigningSettings::s3(), SigningSettings::generic()] {
         let params = SigningParams::new("us-east-1", "s3", time, PayloadHash::Empty)
             .with_settings(&settings);
-        let mut signed = request.clone();
-        let _ = signer.sign_headers(&mut signed, &credentials, &params);
-        let _ = signer.presign(
-            &request,
-            &credentials,
-            &params,
-            std::time::Duration::from_secs(60),
-        );
+        sign_every_way(&signer, &request, &credentials, &params);
+        // SigV4a shares the canonicalization; what differs is the region set
+        // (header, query parameter, validation) and the scope. The region set
+        // comes from the input too, so invalid ones are exercised.
+        #[cfg(feature = "sigv4a")]
+        for region_set in ["*", request.query.as_deref().unwrap_or_default()] {
+            let params = SigningParams::v4a(region_set, "s3", time, PayloadHash::Empty)
+                .with_settings(&settings);
+            sign_every_way(&signer, &request, &credentials, &params);
+        }
+    }
+}
+
+/// Header signing, presigning and a signed aws-chunked body of a few bytes.
+fn sign_every_way(
+    signer: &Signer,
+    request: &RawRequest,
+    credentials: &Credentials,
+    params: &SigningParams<'_>,
+) {
+    let mut signed = request.clone();
+    let _ = signer.sign_headers(&mut signed, credentials, params);
+    let _ = signer.presign(
+        request,
+        credentials,
+        params,
+        std::time::Duration::from_secs(60),
+    );
+    let mut streamed = request.clone();
+    let Ok(layout) = crate::ChunkedLayout::signed(3, crate::MIN_CHUNK_SIZE) else {
+        return;
+    };
+    if let Ok(mut encoder) = signer.sign_streaming(&mut streamed, credentials, params, layout) {
+        let mut out = vec![0; encoder.layout().encoded_length() as usize];
+        let written = encoder.encode_chunk(b"abc", &mut out).unwrap_or(0);
+        let finished = encoder.finish(None, &mut out[written..]).unwrap_or(0);
+        assert!(written + finished <= out.len());
+        assert!(finished == 0 || written + finished == out.len());
     }
 }
