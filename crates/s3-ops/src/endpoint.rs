@@ -201,7 +201,14 @@ impl Endpoint {
 
     /// Whether `bucket` is put into the host name (resolving [`AddressingStyle::Auto`]).
     /// Fails if virtual-hosted addressing is forced for a name that cannot be a DNS label.
+    ///
+    /// A Multi-Region Access Point is always in the host name (its global host has no
+    /// path-style form), and only through an AWS endpoint without dual-stack, FIPS or
+    /// forced path-style, which AWS does not offer for it: those fail.
     pub fn uses_virtual_host(&self, bucket: &BucketName) -> Result<bool, Error> {
+        if bucket.multi_region_access_point().is_some() {
+            return self.check_multi_region_access_point().map(|()| true);
+        }
         match self.style {
             AddressingStyle::Path => Ok(false),
             AddressingStyle::VirtualHosted if bucket.is_dns_compatible() => Ok(true),
@@ -233,18 +240,27 @@ impl Endpoint {
         path.push('/');
         match bucket {
             Some(bucket) if self.uses_virtual_host(bucket)? => {
-                host.push_str(bucket.as_str());
-                host.push('.');
+                match bucket.multi_region_access_point() {
+                    Some(alias) => {
+                        host.push_str(alias);
+                        host.push_str(MRAP_HOST_SUFFIX);
+                    }
+                    None => {
+                        host.push_str(bucket.as_str());
+                        host.push('.');
+                        host.push_str(&self.authority);
+                    }
+                }
             }
             Some(bucket) => {
+                host.push_str(&self.authority);
                 path.push_str(bucket.as_str());
                 if key.is_some() {
                     path.push('/');
                 }
             }
-            None => {}
+            None => host.push_str(&self.authority),
         }
-        host.push_str(&self.authority);
         if let Some(key) = key {
             crate::encoding::push_path_encoded(&mut path, key.as_str());
         }
@@ -265,17 +281,59 @@ impl Endpoint {
         })
     }
 
+    /// Whether a Multi-Region Access Point can be reached from this endpoint: AWS serves
+    /// them from one global host (HTTPS, virtual-hosted) in the `aws` partition, with no
+    /// dual-stack or FIPS variant and nothing for custom endpoints to route to.
+    fn check_multi_region_access_point(&self) -> Result<(), Error> {
+        let reason = match self.provider {
+            Provider::Custom => {
+                "Multi-Region Access Points are only reachable through AWS endpoints \
+                 (Endpoint::aws), not a custom endpoint"
+            }
+            Provider::Aws {
+                dual_stack: true, ..
+            } => "Multi-Region Access Points have no dual-stack endpoint",
+            Provider::Aws { fips: true, .. } => "Multi-Region Access Points have no FIPS endpoint",
+            Provider::Aws { .. } if self.style == AddressingStyle::Path => {
+                "Multi-Region Access Points cannot be addressed path-style"
+            }
+            Provider::Aws { .. } if partition(&self.region) != "aws" => {
+                "Multi-Region Access Points exist only in the aws partition, not in this \
+                 region's"
+            }
+            Provider::Aws { .. } => return Ok(()),
+        };
+        Err(InvalidInput::Endpoint {
+            reason: format!("{:?} (region {}): {reason}", self.authority, self.region),
+        }
+        .into())
+    }
+
     fn refresh_aws_host(&mut self) {
         if let Provider::Aws { dual_stack, fips } = self.provider {
             let service = if fips { "s3-fips" } else { "s3" };
             let dual = if dual_stack { ".dualstack" } else { "" };
-            let suffix = if self.region.starts_with("cn-") {
+            let suffix = if partition(&self.region) == "aws-cn" {
                 "amazonaws.com.cn"
             } else {
                 "amazonaws.com"
             };
             self.authority = format!("{service}{dual}.{}.{suffix}", self.region);
         }
+    }
+}
+
+/// The host of a Multi-Region Access Point is `<alias>` (which ends in `.mrap`) followed by this.
+const MRAP_HOST_SUFFIX: &str = ".accesspoint.s3-global.amazonaws.com";
+
+/// The AWS partition of a region: `aws-cn` (China), `aws-us-gov` (GovCloud) or `aws`.
+fn partition(region: &str) -> &'static str {
+    if region.starts_with("cn-") {
+        "aws-cn"
+    } else if region.starts_with("us-gov-") {
+        "aws-us-gov"
+    } else {
+        "aws"
     }
 }
 
@@ -406,6 +464,85 @@ mod tests {
                 .uri(Some(&bucket("bk1")), Some(&key("k")), "")
                 .unwrap(),
             "https://s3.eu-west-1.amazonaws.com/bk1/k"
+        );
+    }
+
+    const MRAP_ARN: &str = "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap";
+
+    #[test]
+    fn multi_region_access_points_use_their_global_host() {
+        let mrap = bucket(MRAP_ARN);
+        for endpoint in [
+            Endpoint::aws("us-east-1").unwrap(),
+            Endpoint::aws("eu-west-1").unwrap(),
+            Endpoint::aws("us-east-1")
+                .unwrap()
+                .with_addressing_style(AddressingStyle::VirtualHosted),
+        ] {
+            assert_eq!(endpoint.uses_virtual_host(&mrap), Ok(true));
+            assert_eq!(
+                endpoint
+                    .uri(Some(&mrap), Some(&key("photos/a b.jpg")), "versionId=v1")
+                    .unwrap(),
+                "https://mfzwi23gnjvgw.mrap.accesspoint.s3-global.amazonaws.com/photos/a%20b.jpg?versionId=v1"
+            );
+            assert_eq!(
+                endpoint.uri(Some(&mrap), None, "list-type=2").unwrap(),
+                "https://mfzwi23gnjvgw.mrap.accesspoint.s3-global.amazonaws.com/?list-type=2"
+            );
+            // Requests without a bucket still go to the regional host.
+            assert_eq!(
+                endpoint.uri(None, None, "").unwrap().host(),
+                Some(endpoint.host())
+            );
+        }
+    }
+
+    #[test]
+    fn multi_region_access_points_reject_endpoints_aws_does_not_offer_them_on() {
+        let mrap = bucket(MRAP_ARN);
+        let aws = Endpoint::aws("us-east-1").unwrap();
+        let cases = [
+            (
+                Endpoint::custom("https://storage.example.com", "us-east-1").unwrap(),
+                "not a custom endpoint",
+            ),
+            (
+                Endpoint::custom("http://127.0.0.1:9000", "us-east-1")
+                    .unwrap()
+                    .with_addressing_style(AddressingStyle::VirtualHosted),
+                "not a custom endpoint",
+            ),
+            (aws.clone().with_dual_stack(true), "no dual-stack endpoint"),
+            (aws.clone().with_fips(true), "no FIPS endpoint"),
+            (
+                aws.clone().with_dual_stack(true).with_fips(true),
+                "no dual-stack endpoint",
+            ),
+            (
+                aws.clone().with_addressing_style(AddressingStyle::Path),
+                "path-style",
+            ),
+            (Endpoint::aws("cn-north-1").unwrap(), "aws partition"),
+            (Endpoint::aws("us-gov-west-1").unwrap(), "aws partition"),
+        ];
+        for (endpoint, fragment) in cases {
+            for result in [
+                endpoint.uri(Some(&mrap), Some(&key("k")), "").map(|_| ()),
+                endpoint.uses_virtual_host(&mrap).map(|_| ()),
+            ] {
+                match result {
+                    Err(Error::InvalidInput(InvalidInput::Endpoint { reason })) => {
+                        assert!(reason.contains(fragment), "{endpoint:?}: {reason}");
+                    }
+                    other => panic!("{endpoint:?}: {other:?}"),
+                }
+            }
+        }
+        // GovCloud keeps its regional host name.
+        assert_eq!(
+            Endpoint::aws("us-gov-west-1").unwrap().host(),
+            "s3.us-gov-west-1.amazonaws.com"
         );
     }
 

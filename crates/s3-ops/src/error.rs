@@ -32,6 +32,10 @@ pub enum Error {
     },
     /// Presigning failed in the signer (bad credentials, expiry out of range, ...).
     Presign(s3_sigv4::Error),
+    /// The request must be signed with SigV4a (it addresses a Multi-Region Access Point),
+    /// and this build has no SigV4a: the `sigv4a` feature of s3-ops (which s3-wire and
+    /// s3-wire-tokio forward) is off.
+    SigV4aDisabled,
 }
 
 impl Error {
@@ -82,6 +86,10 @@ impl fmt::Display for Error {
                 "{algorithm} checksum mismatch: server sent {expected}, received data hashes to {computed}"
             ),
             Error::Presign(error) => write!(f, "presigning failed: {error}"),
+            Error::SigV4aDisabled => f.write_str(
+                "Multi-Region Access Points need SigV4a: enable the `sigv4a` feature of \
+                 s3-wire (or of s3-wire-tokio, s3-ops)",
+            ),
         }
     }
 }

@@ -49,7 +49,8 @@
 //! # Layout
 //!
 //! - [`Endpoint`], [`AddressingStyle`]: where requests go; [`BucketName`], [`ObjectKey`]:
-//!   validated names.
+//!   validated names. A bucket may be a Multi-Region Access Point ARN, whose requests are
+//!   signed with SigV4a ([`signing_params`]; feature `sigv4a`).
 //! - [`Operation`]: the trait every operation in [`ops`] implements (one module per S3
 //!   action, each with a builder-style request type and a typed output).
 //! - [`Error`] / [`S3Error`] / [`RetryClass`]: errors and how to react to them.
@@ -85,7 +86,9 @@ pub use ops::{
     ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
     PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
 };
-pub use request::{Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
+pub use request::{
+    Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT, signing_params,
+};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{CompletedPart, ETag, Timestamp};
 pub use types::{

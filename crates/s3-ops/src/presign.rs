@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use http::header::CONTENT_LENGTH;
-use s3_sigv4::{Credentials, PayloadHash, PresignedRequest, Signer, SigningParams, SigningTime};
+use s3_sigv4::{Credentials, PayloadHash, PresignedRequest, Signer, SigningTime};
 
 use crate::endpoint::Endpoint;
 use crate::error::Error;
@@ -14,7 +14,7 @@ use crate::ops::get_object::GetObject;
 use crate::ops::head_object::HeadObject;
 use crate::ops::put_object::PutObject;
 use crate::ops::upload_part::UploadPart;
-use crate::request::Operation;
+use crate::request::{Operation, signing_params};
 
 mod sealed {
     pub trait Sealed {}
@@ -40,6 +40,10 @@ presignable!(GetObject, PutObject, HeadObject, DeleteObject, UploadPart);
 /// unchanged. The payload is `UNSIGNED-PAYLOAD`, and `Content-Length` is not signed, so
 /// the uploader may send any body (pin it with a precomputed checksum via
 /// `PutObject::checksum`).
+///
+/// A request to a Multi-Region Access Point is presigned with SigV4a for every region
+/// (`X-Amz-Region-Set=*`), which needs this crate's `sigv4a` feature: without it this fails
+/// with [`Error::SigV4aDisabled`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -68,11 +72,11 @@ pub fn presign<O: Presignable>(
     time: SigningTime,
     expires_in: Duration,
 ) -> Result<PresignedRequest, Error> {
-    let mut request = operation.request(endpoint)?.request;
+    let mut encoded = operation.request(endpoint)?;
     // The uploader's body length is not known here; signing it would pin it to 0.
-    request.headers_mut().remove(CONTENT_LENGTH);
-    let params = SigningParams::new(endpoint.region(), "s3", time, PayloadHash::Unsigned);
+    encoded.request.headers_mut().remove(CONTENT_LENGTH);
+    let params = signing_params(encoded.region_set(), endpoint, time, PayloadHash::Unsigned)?;
     signer
-        .presign(&request, credentials, &params, expires_in)
+        .presign(&encoded.request, credentials, &params, expires_in)
         .map_err(Error::Presign)
 }

@@ -7,6 +7,7 @@ use std::fmt::{self, Display};
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Request, Response};
+use s3_sigv4::{PayloadHash, SigningParams, SigningTime};
 
 use crate::checksum::{Checksum, ChecksumAlgorithm, ContentMd5};
 use crate::encoding::push_query_encoded;
@@ -129,12 +130,51 @@ impl Body {
 /// `Content-Length` is set to the payload length; a transport that switches to aws-chunked
 /// encoding replaces it with the encoded length and sets `x-amz-decoded-content-length`.
 /// `Debug` redacts secrets carried in headers (SSE-C keys, credentials).
+///
+/// Sign it as [`signing_params`] says: SigV4 for the endpoint's region, or SigV4a for the
+/// [`OperationRequest::region_set`] of a Multi-Region Access Point.
 pub struct OperationRequest {
     /// Method, URI (path and query already percent-encoded as SigV4 canonicalizes them for
     /// S3) and headers. `Host` is left to the transport (it is the URI's authority).
     pub request: Request<()>,
     /// The body to send.
     pub body: Body,
+    region_set: Option<&'static str>,
+}
+
+/// The region set of requests to a Multi-Region Access Point: AWS may route each one to
+/// any of the access point's regions, so the signature must hold in all of them.
+const MULTI_REGION_ACCESS_POINT_REGION_SET: &str = "*";
+
+impl OperationRequest {
+    /// The SigV4a region set the request must be signed for, or `None` when it is signed
+    /// with SigV4 for the endpoint's region. `Some("*")` for a request to a Multi-Region
+    /// Access Point ([`BucketName::multi_region_access_point`]): it has no single region,
+    /// and S3 rejects anything but SigV4a for it.
+    pub fn region_set(&self) -> Option<&str> {
+        self.region_set
+    }
+}
+
+/// The signing params of an S3 request: SigV4 for the endpoint's region, or SigV4a for
+/// `region_set` (an [`OperationRequest::region_set`]).
+///
+/// SigV4a needs this crate's `sigv4a` feature (which turns on s3-sigv4's); without it a
+/// request with a region set fails with [`Error::SigV4aDisabled`] instead of being signed
+/// with a signature S3 would refuse.
+pub fn signing_params<'a>(
+    region_set: Option<&'a str>,
+    endpoint: &'a Endpoint,
+    time: SigningTime,
+    payload: PayloadHash,
+) -> Result<SigningParams<'a>, Error> {
+    match region_set {
+        None => Ok(SigningParams::new(endpoint.region(), "s3", time, payload)),
+        #[cfg(feature = "sigv4a")]
+        Some(region_set) => Ok(SigningParams::v4a(region_set, "s3", time, payload)),
+        #[cfg(not(feature = "sigv4a"))]
+        Some(_) => Err(Error::SigV4aDisabled),
+    }
 }
 
 impl fmt::Debug for OperationRequest {
@@ -163,6 +203,7 @@ impl fmt::Debug for OperationRequest {
             .field("uri", self.request.uri())
             .field("headers", &headers)
             .field("body", &self.body)
+            .field("region_set", &self.region_set)
             .finish()
     }
 }
@@ -429,6 +470,10 @@ impl<'a> RequestBuilder<'a> {
         Ok(OperationRequest {
             request,
             body: self.body,
+            region_set: self
+                .bucket
+                .and_then(BucketName::multi_region_access_point)
+                .map(|_| MULTI_REGION_ACCESS_POINT_REGION_SET),
         })
     }
 }

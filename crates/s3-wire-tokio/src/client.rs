@@ -274,8 +274,13 @@ impl Client {
             if let RetryClass::RedirectRegion { region } = &class {
                 // Followed once, for AWS endpoints only; the request is rebuilt
                 // and re-signed for the new host, so no signed header of the
-                // old request travels to it.
-                if endpoint.is_none() && target.is_aws() && region != target.region() {
+                // old request travels to it. Never for a Multi-Region Access
+                // Point: its one global host serves every region.
+                if endpoint.is_none()
+                    && target.is_aws()
+                    && region != target.region()
+                    && !signs_for_region_set(op, target)
+                {
                     endpoint = Some(target.clone().with_region(region)?);
                     attempts -= 1;
                     continue;
@@ -359,6 +364,7 @@ impl Client {
             inner.credentials.credentials().await.map_err(|e| {
                 Attempted::failed(Error::new(ErrorKind::Credentials).with_source(e))
             })?;
+        let region_set = encoded.region_set().map(str::to_owned);
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
@@ -375,7 +381,8 @@ impl Client {
             .sign(
                 &mut parts,
                 &credentials,
-                endpoint.region(),
+                endpoint,
+                region_set.as_deref(),
                 SystemTime::now(),
                 payload,
                 &encoded.body,
@@ -533,6 +540,13 @@ pub(crate) async fn decode_buffered<O: Operation>(
             error.set_request_id(request_id);
             error
         })
+}
+
+/// Whether `op` is signed for a SigV4a region set (it addresses a Multi-Region Access
+/// Point) rather than for the endpoint's region, so that no other region's host serves it.
+fn signs_for_region_set<O: Operation>(op: &O, endpoint: &Endpoint) -> bool {
+    op.request(endpoint)
+        .is_ok_and(|request| request.region_set().is_some())
 }
 
 /// Failures after which the server may or may not have acted on the request.

@@ -99,6 +99,14 @@
 //! directly, as Go's HTTP client does: a proxy cannot reach this machine's
 //! loopback. `ClientBuilder::proxy_from_env(false)` ignores those variables.
 //!
+//! **Multi-Region Access Points.** A bucket given as a Multi-Region Access Point ARN
+//! (`bucket("arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap")`) is addressed at
+//! its global host `<alias>.accesspoint.s3-global.amazonaws.com` (AWS endpoints only) and
+//! signed with SigV4a for every region (`x-amz-region-set: *`), which needs the `sigv4a`
+//! feature: it is off by default because it adds the ECDSA P-256 crates, and without it
+//! such requests fail before anything is sent. Region redirects are never followed for
+//! them: the one host serves every region.
+//!
 //! **Retries** ([`RetryConfig`]): exponential backoff with full jitter, a
 //! maximum number of attempts, a token-bucket retry budget shared by all
 //! clones of a client, `Retry-After` honoured within the operation deadline,

@@ -16,7 +16,7 @@ use std::time::SystemTime;
 
 use http::request::Parts;
 use s3_ops::{ChecksumAlgorithm, Endpoint, Scheme};
-use s3_sigv4::{Credentials, PayloadHash, SigningParams, SigningTime};
+use s3_sigv4::{Credentials, PayloadHash, SigningTime};
 use sha2::{Digest, Sha256};
 
 use crate::body::{AttemptBody, Body, Source};
@@ -158,13 +158,17 @@ impl Signer {
         &self.inner
     }
 
-    /// Signs `parts` for `payload` at `now` and builds this attempt's body.
+    /// Signs `parts` for `payload` at `now` and builds this attempt's body: with SigV4 for
+    /// the endpoint's region, or with SigV4a for `region_set` (the
+    /// [`s3_ops::OperationRequest::region_set`] of a Multi-Region Access Point), which needs
+    /// the `sigv4a` feature.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn sign(
         &self,
         parts: &mut Parts,
         credentials: &Credentials,
-        region: &str,
+        endpoint: &Endpoint,
+        region_set: Option<&str>,
         now: SystemTime,
         payload: Payload,
         description: &s3_ops::Body,
@@ -174,6 +178,8 @@ impl Signer {
         let time = SigningTime::from_system_time(now)
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
         let signing_error = |e: s3_sigv4::Error| Error::new(ErrorKind::Signing).with_source(e);
+        let params =
+            |hash| s3_ops::signing_params(region_set, endpoint, time, hash).map_err(Error::from);
         let hash = match payload {
             Payload::Hashed(hash) => hash,
             Payload::Unsigned => PayloadHash::Unsigned,
@@ -182,7 +188,7 @@ impl Signer {
                     Error::request_body("the operation needs a body and none was given")
                 })?;
                 let layout = crate::chunked::layout(upload.len(), signed, trailer)?;
-                let params = SigningParams::new(region, "s3", time, PayloadHash::Unsigned);
+                let params = params(PayloadHash::Unsigned)?;
                 let encoder = self
                     .inner
                     .sign_streaming(parts, credentials, &params, layout)
@@ -191,7 +197,7 @@ impl Signer {
                 return Ok(reqwest::Body::wrap(body));
             }
         };
-        let params = SigningParams::new(region, "s3", time, hash);
+        let params = params(hash)?;
         self.inner
             .sign_headers(parts, credentials, &params)
             .map_err(signing_error)?;
@@ -332,6 +338,178 @@ mod tests {
             matches!(missing.kind(), ErrorKind::RequestBody(_)),
             "{missing:?}"
         );
+    }
+
+    /// What a build without the `sigv4a` feature answers a request to a Multi-Region Access
+    /// Point with, before sending it: s3-ops' [`s3_ops::signing_params`] decides (tested
+    /// with the feature off by `cargo test -p s3-ops`); the client passes it on.
+    #[test]
+    fn without_sigv4a_a_multi_region_access_point_is_a_clear_error() {
+        let error = Error::from(s3_ops::Error::SigV4aDisabled);
+        assert!(
+            matches!(
+                error.kind(),
+                ErrorKind::Operation(s3_ops::Error::SigV4aDisabled)
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error.to_string().contains(
+                "Multi-Region Access Points need SigV4a: enable the `sigv4a` feature of s3-wire"
+            ),
+            "{error}"
+        );
+        assert!(!error.retry_class().is_retryable());
+    }
+
+    /// Requests to a Multi-Region Access Point, signed with SigV4a by both signing paths;
+    /// each signature is checked against a canonical request rebuilt here from the headers
+    /// sent, with the credentials' SigV4a public key.
+    #[cfg(feature = "sigv4a")]
+    mod multi_region_access_point {
+        use super::*;
+        use p256::ecdsa::signature::Verifier;
+        use p256::ecdsa::{DerSignature, VerifyingKey};
+        use s3_ops::Operation;
+        use std::time::{Duration, UNIX_EPOCH};
+
+        const ARN: &str = "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap";
+        const HOST: &str = "mfzwi23gnjvgw.mrap.accesspoint.s3-global.amazonaws.com";
+        const ACCESS_KEY: &str = "AKIDEXAMPLE";
+
+        fn credentials() -> Credentials {
+            Credentials::new(ACCESS_KEY, "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", None)
+        }
+
+        /// 2013-05-24T00:00:00Z.
+        fn now() -> SystemTime {
+            UNIX_EPOCH + Duration::from_secs(1_369_353_600)
+        }
+
+        fn hex(bytes: &[u8]) -> String {
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        }
+
+        fn header<'a>(parts: &'a Parts, name: &str) -> &'a str {
+            parts.headers[name].to_str().unwrap()
+        }
+
+        /// Checks the `Authorization` of `parts` (SigV4a, scope without region) and returns
+        /// its signed header names.
+        fn verify(parts: &Parts, credentials: &Credentials) -> Vec<String> {
+            let authorization = header(parts, "authorization");
+            let prefix = format!(
+                "AWS4-ECDSA-P256-SHA256 Credential={ACCESS_KEY}/20130524/s3/aws4_request, "
+            );
+            let fields = authorization
+                .strip_prefix(&prefix)
+                .unwrap_or_else(|| panic!("{authorization}"));
+            let (signed, signature) = fields
+                .strip_prefix("SignedHeaders=")
+                .and_then(|rest| rest.split_once(", Signature="))
+                .unwrap_or_else(|| panic!("{authorization}"));
+            let mut canonical_headers = String::new();
+            for name in signed.split(';') {
+                let value = match name {
+                    "host" => parts.uri.authority().unwrap().as_str(),
+                    _ => header(parts, name).trim(),
+                };
+                canonical_headers.push_str(&format!("{name}:{value}\n"));
+            }
+            // s3-ops encodes the path and sorts the query as SigV4 canonicalizes them.
+            let canonical_request = format!(
+                "{}\n{}\n{}\n{canonical_headers}\n{signed}\n{}",
+                parts.method,
+                parts.uri.path(),
+                parts.uri.query().unwrap_or(""),
+                header(parts, "x-amz-content-sha256"),
+            );
+            let string_to_sign = format!(
+                "AWS4-ECDSA-P256-SHA256\n20130524T000000Z\n20130524/s3/aws4_request\n{}",
+                hex(&Sha256::digest(canonical_request.as_bytes()))
+            );
+            let key =
+                VerifyingKey::from_sec1_bytes(&credentials.sigv4a_public_key().unwrap()).unwrap();
+            let der: Vec<u8> = (0..signature.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&signature[i..i + 2], 16).unwrap())
+                .collect();
+            key.verify(
+                string_to_sign.as_bytes(),
+                &DerSignature::from_bytes(&der).unwrap(),
+            )
+            .unwrap_or_else(|e| panic!("{e}: {canonical_request}"));
+            signed.split(';').map(str::to_owned).collect()
+        }
+
+        #[test]
+        fn header_signing_uses_sigv4a_for_every_region() {
+            let endpoint = Endpoint::aws("eu-west-1").unwrap();
+            let bucket = s3_ops::BucketName::new(ARN).unwrap();
+            let get = s3_ops::GetObject::new(bucket, s3_ops::ObjectKey::new("a b.txt").unwrap());
+            let encoded = get.request(&endpoint).unwrap();
+            assert_eq!(encoded.region_set(), Some("*"));
+            let (mut parts, ()) = encoded.request.into_parts();
+            let credentials = credentials();
+            Signer::new()
+                .sign(
+                    &mut parts,
+                    &credentials,
+                    &endpoint,
+                    Some("*"),
+                    now(),
+                    Payload::Hashed(PayloadHash::Empty),
+                    &encoded.body,
+                    None,
+                    Activity::new(),
+                )
+                .unwrap();
+            assert_eq!(parts.uri.host(), Some(HOST));
+            assert_eq!(header(&parts, "x-amz-region-set"), "*");
+            let signed = verify(&parts, &credentials);
+            assert!(
+                signed.contains(&"x-amz-region-set".to_owned()),
+                "{signed:?}"
+            );
+            assert!(!header(&parts, "authorization").contains("eu-west-1"));
+        }
+
+        #[test]
+        fn aws_chunked_uploads_use_sigv4a_for_every_region() {
+            let endpoint = Endpoint::aws("us-east-1").unwrap();
+            let bucket = s3_ops::BucketName::new(ARN).unwrap();
+            let put = s3_ops::PutObject::new(bucket, s3_ops::ObjectKey::new("k").unwrap());
+            let (mut parts, ()) = put.request(&endpoint).unwrap().request.into_parts();
+            let credentials = credentials();
+            let upload = Body::from_bytes(Bytes::from_static(b"hello"));
+            Signer::new()
+                .sign(
+                    &mut parts,
+                    &credentials,
+                    &endpoint,
+                    Some("*"),
+                    now(),
+                    Payload::Chunked {
+                        signed: false,
+                        trailer: Some(ChecksumAlgorithm::Crc32),
+                    },
+                    &external(5, Some(ChecksumAlgorithm::Crc32)),
+                    Some(&upload),
+                    Activity::new(),
+                )
+                .unwrap();
+            assert_eq!(
+                header(&parts, "x-amz-content-sha256"),
+                "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+            );
+            assert_eq!(header(&parts, "x-amz-trailer"), "x-amz-checksum-crc32");
+            assert_eq!(header(&parts, "x-amz-region-set"), "*");
+            let signed = verify(&parts, &credentials);
+            assert!(
+                signed.contains(&"x-amz-region-set".to_owned()),
+                "{signed:?}"
+            );
+        }
     }
 
     #[tokio::test]

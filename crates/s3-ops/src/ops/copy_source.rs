@@ -87,7 +87,9 @@ impl CopySource {
         head
     }
 
-    /// The `x-amz-copy-source` header value.
+    /// The `x-amz-copy-source` header value. A Multi-Region Access Point cannot be a copy
+    /// source (S3 copies into one, not out of one): CopyObject and UploadPartCopy fail
+    /// before sending it.
     pub fn header_value(&self) -> String {
         let mut value = format!("{}/", self.bucket);
         crate::encoding::push_path_encoded(&mut value, self.key.as_str());
@@ -100,6 +102,9 @@ impl CopySource {
 
     pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
         builder
+            .check(self.bucket.reject_multi_region_access_point(
+                "a Multi-Region Access Point cannot be a copy source (only a copy destination)",
+            ))
             .header("x-amz-copy-source", self.header_value())
             .conditions(&self.conditions, true)
             .sse_customer_key(self.sse_customer_key.as_ref(), true)
