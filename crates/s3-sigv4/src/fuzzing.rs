@@ -89,10 +89,12 @@ pub fn canonicalize_arbitrary(data: &[u8]) {
             .with_settings(&settings);
         sign_every_way(&signer, &request, &credentials, &params);
         // SigV4a shares the canonicalization; what differs is the region set
-        // (header, query parameter, validation) and the scope. The region set
-        // comes from the input too, so invalid ones are exercised.
+        // (header, query parameter, validation), the scope and the padded chunk
+        // signatures. The region set comes from the input, so invalid ones are
+        // exercised; an ECDSA signature costs ~50 SigV4 ones, so once per input.
         #[cfg(feature = "sigv4a")]
-        for region_set in ["*", request.query.as_deref().unwrap_or_default()] {
+        {
+            let region_set = request.query.as_deref().unwrap_or_default();
             let params = SigningParams::v4a(region_set, "s3", time, PayloadHash::Empty)
                 .with_settings(&settings);
             sign_every_way(&signer, &request, &credentials, &params);
