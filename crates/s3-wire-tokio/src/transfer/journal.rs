@@ -195,7 +195,15 @@ fn write_blocking(path: &Path, text: &str) -> io::Result<()> {
     let mut temporary = name.to_os_string();
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = directory.join(temporary);
-    let mut file = std::fs::File::create(&temporary)?;
+    let mut file = match create_private(&temporary) {
+        // Left by a crashed process with the same id (or planted): removing the name never
+        // touches what a symlink points to.
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&temporary)?;
+            create_private(&temporary)?
+        }
+        result => result?,
+    };
     let written = file
         .write_all(text.as_bytes())
         .and_then(|()| file.sync_all());
@@ -208,6 +216,17 @@ fn write_blocking(path: &Path, text: &str) -> io::Result<()> {
     #[cfg(unix)]
     std::fs::File::open(&directory)?.sync_all()?;
     Ok(())
+}
+
+/// Creates `path`, which must not exist (so a symlink planted at a predictable name is
+/// never followed), readable and writable by the owner only: a journal names the bucket,
+/// key and upload id of someone's transfer.
+fn create_private(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 /// Removes the journal of a finished upload (an absent one is fine).
@@ -315,5 +334,30 @@ mod tests {
         remove(&path).await.unwrap();
         remove(&path).await.unwrap();
         assert_eq!(load(&path).await.unwrap(), None);
+    }
+
+    /// A journal is private to its owner, and a symlink planted at the predictable
+    /// temporary name is replaced, never followed.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn journals_are_private_and_a_planted_symlink_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("upload.journal");
+        let victim = directory.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let temporary = directory
+            .path()
+            .join(format!("upload.journal.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &temporary).unwrap();
+
+        write(path.clone(), header().text(&snapshot()))
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!temporary.exists() && std::fs::symlink_metadata(&temporary).is_err());
+        assert_eq!(load(&path).await.unwrap(), Some((header(), snapshot())));
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     }
 }
