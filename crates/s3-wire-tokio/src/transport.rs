@@ -67,6 +67,12 @@ fn tls_config(http2: bool, extra_roots: &[Vec<u8>]) -> Result<rustls::ClientConf
     Ok(config)
 }
 
+/// The most header fields an HTTP/1.1 response may have. hyper's default of 100 would
+/// fail a HEAD of an object with ~90 user metadata entries, which S3 stores (its limit is
+/// 2 KB of metadata, so up to about a thousand short entries); the size of the response
+/// head stays bounded by hyper's read buffer (about 400 KiB) either way.
+const MAX_RESPONSE_HEADERS: usize = 1024;
+
 pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> {
     let builder = reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config(config.http2, &config.extra_roots)?)
@@ -95,6 +101,7 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
     } else {
         builder.http1_only()
     };
+    let builder = builder.http1_max_headers(MAX_RESPONSE_HEADERS);
     builder
         .build()
         .map_err(|e| Error::config("building the HTTP client failed").with_source(e))
@@ -117,7 +124,7 @@ pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Err
             }
         } else if error.is_timeout() {
             ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
-        } else if error.is_redirect() || error.is_builder() {
+        } else if error.is_redirect() || error.is_builder() || is_not_http(&error) {
             ErrorKind::Transport(TransportErrorKind::Protocol)
         } else {
             ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
@@ -145,6 +152,15 @@ fn find_cause<'a, E: std::error::Error + 'static>(
         next = cause.source();
     }
     None
+}
+
+/// Whether the answer could not be parsed as HTTP (not HTTP at all, a malformed status
+/// line or header, a head too large or with too many fields: all `is_parse`): the server
+/// is not speaking
+/// HTTP to us, and asking again will not change that, unlike a dropped connection.
+fn is_not_http(error: &reqwest::Error) -> bool {
+    find_cause::<hyper::Error>(error as &(dyn std::error::Error + 'static))
+        .is_some_and(hyper::Error::is_parse)
 }
 
 fn is_timeout(error: &reqwest::Error) -> bool {

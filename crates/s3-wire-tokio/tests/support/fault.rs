@@ -4,6 +4,9 @@
 //!
 //! [`FaultServer::start_tls`] serves HTTPS instead, with a certificate generated at start for
 //! the given host names (tests route those names to it with `ClientBuilder::resolve`).
+//! [`FaultServer::start_tls_with`] takes a rustls configuration of the test's own (another
+//! CA, other TLS versions, ALPN `h2`: a connection that negotiates `h2` is served over
+//! HTTP/2), records each TLS session and keeps the raw bytes clients sent.
 //!
 //! It runs on its own thread and runtime (like `local-s3`), so it keeps answering whatever
 //! the test's runtime does; dropping the [`FaultServer`] stops it and cuts open connections.
@@ -231,6 +234,8 @@ pub struct Recorded {
     pub body_complete: bool,
     /// Which TCP connection carried it (0, 1, … in accept order).
     pub connection: usize,
+    /// The HTTP version it arrived in.
+    pub version: http::Version,
 }
 
 impl Recorded {
@@ -247,7 +252,21 @@ struct Shared {
     /// Used once the script is exhausted.
     fallback: Reply,
     requests: Vec<Recorded>,
+    /// The TLS sessions established, in order.
+    sessions: Vec<TlsSession>,
 }
+
+/// A TLS session a client established with the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsSession {
+    /// The negotiated protocol version.
+    pub version: Option<rustls::ProtocolVersion>,
+    /// The negotiated ALPN protocol, if any.
+    pub alpn: Option<Vec<u8>>,
+}
+
+/// The most raw client bytes a [`FaultServer::start_tls_with`] server keeps.
+const TAP_LIMIT: usize = 1 << 20;
 
 /// A running fault server; see the module docs.
 pub struct FaultServer {
@@ -255,6 +274,8 @@ pub struct FaultServer {
     /// The self-signed certificate of a TLS server (DER).
     certificate: Option<Vec<u8>>,
     shared: Arc<Mutex<Shared>>,
+    /// What clients sent, as it came off the socket (TLS records), for `start_tls_with`.
+    tapped: Option<Arc<Mutex<Vec<u8>>>>,
     _thread: ServerThread,
 }
 
@@ -275,7 +296,7 @@ impl FaultServer {
 
     /// Starts a server answering with `script`, then with `fallback` for every further request.
     pub fn start_with_fallback(script: impl IntoIterator<Item = Reply>, fallback: Reply) -> Self {
-        Self::spawn(script, fallback, None)
+        Self::spawn(script, fallback, None, None)
     }
 
     /// Like [`FaultServer::start`] over TLS: a self-signed certificate valid for `names`
@@ -300,41 +321,75 @@ impl FaultServer {
             script,
             Reply::s3_error(500, "InternalError", "fault server: script exhausted"),
             Some(acceptor),
+            None,
         );
         server.certificate = Some(certificate);
         server
+    }
+
+    /// Like [`FaultServer::start`] over TLS with `config` (its certificate, versions and
+    /// ALPN protocols: a connection that negotiates `h2` is served over HTTP/2). Records
+    /// every TLS session ([`FaultServer::tls_sessions`]) and the first MiB of raw bytes
+    /// clients sent ([`FaultServer::raw_received`]).
+    pub fn start_tls_with(
+        script: impl IntoIterator<Item = Reply>,
+        config: rustls::ServerConfig,
+    ) -> Self {
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        Self::spawn(
+            script,
+            Reply::s3_error(500, "InternalError", "fault server: script exhausted"),
+            Some(acceptor),
+            Some(Arc::new(Mutex::new(Vec::new()))),
+        )
     }
 
     fn spawn(
         script: impl IntoIterator<Item = Reply>,
         fallback: Reply,
         tls: Option<tokio_rustls::TlsAcceptor>,
+        tapped: Option<Arc<Mutex<Vec<u8>>>>,
     ) -> Self {
         let shared = Arc::new(Mutex::new(Shared {
             produced: Arc::new(AtomicU64::new(0)),
             script: script.into_iter().collect(),
             fallback,
             requests: Vec::new(),
+            sessions: Vec::new(),
         }));
         let (listener, addr) = loopback_listener();
         let server_shared = Arc::clone(&shared);
+        let server_tapped = tapped.clone();
         let mut connections = 0;
         let thread = ServerThread::start("fault-server", listener, move |stream, socket| {
             let connection = Connection {
                 index: connections,
                 socket: Arc::new(socket),
+                kill: Arc::new(tokio::sync::Notify::new()),
             };
             connections += 1;
             let shared = Arc::clone(&server_shared);
             let tls = tls.clone();
+            let tapped = server_tapped.clone();
             tokio::spawn(async move {
-                match tls {
-                    Some(acceptor) => {
+                match (tls, tapped) {
+                    (Some(acceptor), Some(sink)) => {
+                        let stream = Tap {
+                            inner: stream,
+                            sink,
+                        };
                         if let Ok(stream) = acceptor.accept(stream).await {
-                            serve_connection(stream, shared, connection).await;
+                            let h2 = record_session(&shared, stream.get_ref().1);
+                            serve_tls(stream, h2, shared, connection).await;
                         }
                     }
-                    None => serve_connection(stream, shared, connection).await,
+                    (Some(acceptor), None) => {
+                        if let Ok(stream) = acceptor.accept(stream).await {
+                            let h2 = record_session(&shared, stream.get_ref().1);
+                            serve_tls(stream, h2, shared, connection).await;
+                        }
+                    }
+                    (None, _) => serve_connection(stream, shared, connection).await,
                 }
             });
         });
@@ -342,8 +397,21 @@ impl FaultServer {
             addr,
             certificate: None,
             shared,
+            tapped,
             _thread: thread,
         }
+    }
+
+    /// The TLS sessions clients established, in order.
+    pub fn tls_sessions(&self) -> Vec<TlsSession> {
+        lock(&self.shared).sessions.clone()
+    }
+
+    /// The raw bytes clients sent (the first MiB), for a server from
+    /// [`FaultServer::start_tls_with`].
+    pub fn raw_received(&self) -> Vec<u8> {
+        let tapped = self.tapped.as_ref().expect("a start_tls_with server");
+        tapped.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -473,6 +541,84 @@ async fn accept_until_shutdown(
 struct Connection {
     index: usize,
     socket: Arc<tokio::net::TcpStream>,
+    /// Ends an HTTP/2 connection (where failing one request resets only its stream).
+    kill: Arc<tokio::sync::Notify>,
+}
+
+/// Records the session of a TLS connection; true if it negotiated ALPN `h2`.
+fn record_session(shared: &Mutex<Shared>, session: &rustls::ServerConnection) -> bool {
+    let alpn = session.alpn_protocol().map(<[u8]>::to_vec);
+    let h2 = alpn.as_deref() == Some(b"h2");
+    lock(shared).sessions.push(TlsSession {
+        version: session.protocol_version(),
+        alpn,
+    });
+    h2
+}
+
+async fn serve_tls<S>(stream: S, h2: bool, shared: Arc<Mutex<Shared>>, connection: Connection)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    if !h2 {
+        return serve_connection(stream, shared, connection).await;
+    }
+    let kill = Arc::clone(&connection.kill);
+    let service = service_fn(move |request| {
+        let shared = Arc::clone(&shared);
+        let connection = connection.clone();
+        async move { handle(request, &shared, &connection).await }
+    });
+    let serve = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .serve_connection(TokioIo::new(stream), service);
+    // A scripted reset drops the whole connection (its socket closes with an RST), as over
+    // HTTP/1.1; a failing body resets only its stream (RST_STREAM).
+    tokio::select! {
+        _ = serve => {}
+        () = kill.notified() => {}
+    }
+}
+
+/// A stream that keeps a copy of what it reads (up to [`TAP_LIMIT`] bytes in all).
+struct Tap<S> {
+    inner: S,
+    sink: Arc<Mutex<Vec<u8>>>,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tap<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = result {
+            let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+            let room = TAP_LIMIT.saturating_sub(sink.len());
+            let new = &buf.filled()[before..];
+            sink.extend_from_slice(&new[..new.len().min(room)]);
+        }
+        result
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Tap<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, data)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }
 
 /// `stream` and a duplicate handle of the same socket. The socket closes (FIN, or RST once
@@ -520,6 +666,7 @@ async fn handle(
                 body: Bytes::new(),
                 body_complete: false,
                 connection: connection.index,
+                version: parts.version,
             });
             true
         } else {
@@ -552,6 +699,7 @@ async fn handle(
             method: parts.method,
             uri: parts.uri,
             headers: parts.headers,
+            version: parts.version,
             body: received.into(),
             body_complete,
             connection: connection.index,
@@ -578,6 +726,7 @@ async fn handle(
         Reply::Reset => {
             // An abortive close: the client reads ECONNRESET, not an orderly end of stream.
             connection.socket.set_zero_linger()?;
+            connection.kill.notify_one();
             return Err(io::Error::other("scripted reset"));
         }
         Reply::Respond {

@@ -3,6 +3,7 @@
 
 pub mod aws_chunked;
 pub mod fault;
+pub mod pki;
 pub mod sigv4;
 
 use std::pin::Pin;
