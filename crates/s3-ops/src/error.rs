@@ -232,7 +232,11 @@ impl fmt::Display for MalformedResponse {
 }
 
 /// An error returned by S3 (or an S3-compatible store).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Debug` redacts the `CanonicalRequest` and `CanonicalRequestBytes` a
+/// `SignatureDoesNotMatch` document echoes: they hold the request's session token and
+/// SSE-C key (still in [`S3Error::extra`] for whoever needs them).
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct S3Error {
     /// HTTP status of the response (200 for errors hidden in a 200 response).
@@ -364,6 +368,36 @@ impl S3Error {
             },
             _ => RetryClass::NotRetryable,
         }
+    }
+}
+
+impl fmt::Debug for S3Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// Elements that echo the request's signed headers, secret ones included.
+        const ECHOES: [&str; 2] = ["CanonicalRequest", "CanonicalRequestBytes"];
+        let extra: Vec<(&str, &str)> = self
+            .extra
+            .iter()
+            .map(|(name, value)| {
+                let shown = if ECHOES.contains(&name.as_str()) {
+                    "<redacted>"
+                } else {
+                    value.as_str()
+                };
+                (name.as_str(), shown)
+            })
+            .collect();
+        f.debug_struct("S3Error")
+            .field("status", &self.status)
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("request_id", &self.request_id)
+            .field("host_id", &self.host_id)
+            .field("region", &self.region)
+            .field("resource", &self.resource)
+            .field("extra", &extra)
+            .field("server_time", &self.server_time)
+            .finish()
     }
 }
 

@@ -311,7 +311,15 @@ impl<'a> RequestBuilder<'a> {
     fn insert_header(&mut self, name: HeaderName, value: &str) {
         // HeaderValue accepts obs-text but rejects CR, LF, NUL and other controls.
         match HeaderValue::from_str(value) {
-            Ok(value) => {
+            Ok(mut value) => {
+                // SSE-C keys: hidden by `http`'s `Debug`, never indexed by HTTP/2 (HPACK).
+                if matches!(
+                    name.as_str(),
+                    "x-amz-server-side-encryption-customer-key"
+                        | "x-amz-copy-source-server-side-encryption-customer-key"
+                ) {
+                    value.set_sensitive(true);
+                }
                 self.headers.append(name, value);
             }
             Err(_) => self.fail(InvalidInput::HeaderValue {

@@ -40,7 +40,11 @@ impl Credentials {
         let secret_access_key = secret_access_key.into();
         let validity = check(&access_key_id, &secret_access_key, session_token.as_deref());
         let token_header = match (&validity, &session_token) {
-            (Ok(()), Some(token)) => HeaderValue::from_str(token).ok(),
+            // Sensitive: `http`'s `Debug` hides it, HTTP/2 never indexes it (HPACK).
+            (Ok(()), Some(token)) => HeaderValue::from_str(token).ok().map(|mut value| {
+                value.set_sensitive(true);
+                value
+            }),
             _ => None,
         };
         Self {

@@ -123,7 +123,8 @@ impl fmt::Debug for Signer {
 }
 
 /// The intermediate strings of one signature, to compare with what a server
-/// reports in a `SignatureDoesNotMatch` error. `Debug` redacts the session token.
+/// reports in a `SignatureDoesNotMatch` error. `Debug` redacts the session token
+/// and SSE-C keys (signed headers of the canonical request) and the signature.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SigningReport {
     /// The canonical request.
@@ -142,10 +143,23 @@ impl fmt::Debug for SigningReport {
             .canonical_request
             .lines()
             .map(|line| {
-                if line.starts_with("x-amz-security-token:") {
-                    "x-amz-security-token:<redacted>"
-                } else {
-                    line
+                // Secret header values, as the canonical request lists them (`name:value`).
+                const SECRET_HEADERS: [&str; 3] = [
+                    "x-amz-security-token:",
+                    "x-amz-server-side-encryption-customer-key:",
+                    "x-amz-copy-source-server-side-encryption-customer-key:",
+                ];
+                if let Some(name) = SECRET_HEADERS.iter().find(|name| line.starts_with(**name)) {
+                    return format!("{name}<redacted>");
+                }
+                // A presigned request's canonical query carries the token.
+                const TOKEN_PARAMETER: &str = "X-Amz-Security-Token=";
+                match line.split_once(TOKEN_PARAMETER) {
+                    Some((before, after)) => {
+                        let rest = after.find('&').map_or("", |end| &after[end..]);
+                        format!("{before}{TOKEN_PARAMETER}<redacted>{rest}")
+                    }
+                    None => line.to_owned(),
                 }
             })
             .collect::<Vec<_>>()
@@ -343,8 +357,11 @@ impl Signer {
         authorization.extend_from_slice(&buf[computed.signed_headers.clone()]);
         authorization.extend_from_slice(b", Signature=");
         computed.signature.write_hex(&mut authorization);
-        let authorization = HeaderValue::from_maybe_shared(Bytes::from(authorization))
+        let mut authorization = HeaderValue::from_maybe_shared(Bytes::from(authorization))
             .map_err(|_| InvalidParameter::AccessKeyId)?;
+        // A signature is a credential for the request it signs: hidden by `http`'s `Debug`,
+        // never indexed by HTTP/2 (HPACK).
+        authorization.set_sensitive(true);
         let headers = request.headers_mut();
         headers.insert(AUTHORIZATION, authorization);
         if let (Some(token), SessionTokenPlacement::AppendedAfterSigning) =
