@@ -183,6 +183,330 @@ pub fn encode_arbitrary_request(data: &[u8]) {
     }
 }
 
+/// Response headers whose values the header decoders parse (or copy).
+const RESPONSE_HEADERS: [&str; 34] = [
+    "content-range",
+    "content-length",
+    "last-modified",
+    "expires",
+    "etag",
+    "date",
+    "retry-after",
+    "x-amz-checksum-crc32",
+    "x-amz-checksum-crc32c",
+    "x-amz-checksum-crc64nvme",
+    "x-amz-checksum-sha1",
+    "x-amz-checksum-sha256",
+    "x-amz-checksum-type",
+    "x-amz-delete-marker",
+    "x-amz-missing-meta",
+    "x-amz-mp-parts-count",
+    "x-amz-tagging-count",
+    "x-amz-meta-a",
+    "x-amz-meta-b",
+    "x-amz-storage-class",
+    "x-amz-version-id",
+    "x-amz-request-id",
+    "x-amz-id-2",
+    "x-amz-server-side-encryption",
+    "x-amz-server-side-encryption-customer-algorithm",
+    "x-amz-server-side-encryption-customer-key-md5",
+    "x-amz-server-side-encryption-bucket-key-enabled",
+    "content-type",
+    "cache-control",
+    "content-disposition",
+    "content-encoding",
+    "x-amz-bucket-region",
+    "x-amz-object-size",
+    "x-amz-object-lock-retain-until-date",
+];
+
+/// Statuses the header decoders see: successes (full and partial) and errors.
+const RESPONSE_STATUSES: [u16; 12] = [200, 206, 200, 206, 204, 304, 403, 404, 412, 416, 500, 503];
+
+/// Splits fuzz input into a response whose header values come from the input: byte 0
+/// picks the status from a short list; then `0xFF`-separated segments, each a header: its
+/// first byte picks the name from [`RESPONSE_HEADERS`] and the rest is the raw value
+/// (invalid values skipped); a first byte of `0xFE` makes the rest the body instead, any
+/// other the segment is `name:value`.
+pub fn response_with_headers(data: &[u8]) -> Response<Bytes> {
+    let status = RESPONSE_STATUSES[usize::from(data.first().copied().unwrap_or(0)) % 12];
+    let mut response = Response::new(Bytes::new());
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    for segment in data.get(1..).unwrap_or_default().split(|&b| b == 0xFF) {
+        let Some((&selector, value)) = segment.split_first() else {
+            continue;
+        };
+        let (name, value) = match RESPONSE_HEADERS.get(usize::from(selector)) {
+            Some(name) => (HeaderName::from_static(name), value),
+            None if selector == 0xFE => {
+                *response.body_mut() = Bytes::copy_from_slice(value);
+                continue;
+            }
+            None => {
+                let Some(colon) = value.iter().position(|&b| b == b':') else {
+                    continue;
+                };
+                let Ok(name) = HeaderName::from_bytes(&value[..colon]) else {
+                    continue;
+                };
+                (name, &value[colon + 1..])
+            }
+        };
+        if let Ok(value) = HeaderValue::from_bytes(value) {
+            response.headers_mut().append(name, value);
+        }
+    }
+    response
+}
+
+/// Decodes a response whose headers come from `data` (see [`response_with_headers`]) with
+/// every decoder of response headers: HeadObject and GetObject (buffered and head-only,
+/// with body checksum validation and resumption), PutObject, UploadPart, CopyObject,
+/// CreateMultipartUpload, DeleteObject, the S3 error of a failure, and the metadata a copy
+/// carries over. Panics only on a broken invariant:
+///
+/// * a decoded `Content-Range` is ordered and inside the total, and formats back to
+///   itself; a canonical `bytes a-b/c` value is always accepted;
+/// * a decoded `Content-Length`, count or ETag is what the header says (an ETag parses back
+///   to itself, unquoted without quotes);
+/// * a decoded date formats back (HTTP-date) to the same instant;
+/// * a body checksum validator exists only for a full-object value of a full (or whole
+///   `Content-Range`) response, and accepts exactly the body whose checksum it expects;
+///   buffered GetObject agrees with it;
+/// * resumption offsets stay inside the announced range;
+/// * the attributes copied from the head give a request or an error, and keep the content
+///   type.
+pub fn decode_response_headers_arbitrary(data: &[u8]) {
+    use crate::{ChecksumAlgorithm, ContentRange, ObjectAttributes};
+
+    let (Ok(bucket), Ok(key)) = (BucketName::new("fuzz-bucket"), ObjectKey::new("k")) else {
+        return;
+    };
+    let response = response_with_headers(data);
+    let (parts, body) = response.into_parts();
+    let respond = || {
+        let mut response = Response::new(body.clone());
+        *response.status_mut() = parts.status;
+        *response.headers_mut() = parts.headers.clone();
+        response
+    };
+    let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let source = CopySource::new(bucket.clone(), key.clone());
+    let results = [
+        ok(PutObject::new(bucket.clone(), key.clone()).response(respond())),
+        ok(UploadPart::new(bucket.clone(), key.clone(), "u", 1).response(respond())),
+        ok(CopyObject::new(source, bucket.clone(), key.clone()).response(respond())),
+        ok(CreateMultipartUpload::new(bucket.clone(), key.clone()).response(respond())),
+        ok(DeleteObject::new(bucket.clone(), key.clone()).response(respond())),
+    ];
+    for error in results.iter().filter_map(|r| r.as_ref().err()) {
+        let _ = (error.retry_class(), error.to_string(), format!("{error:?}"));
+    }
+    if !parts.status.is_success() {
+        let error = crate::service_error(&parts, &body);
+        let _ = (error.retry_class(), error.to_string());
+        assert_eq!(
+            error.request_id.as_deref().is_some(),
+            header("x-amz-request-id").is_some()
+        );
+    }
+
+    // The `Content-Range` parser on the raw value, against its own output.
+    if let Some(value) = header("content-range") {
+        if let Some(range) = ContentRange::parse(value) {
+            assert!(range.first <= range.last && range.total.is_none_or(|t| range.last < t));
+            let total = range.total.map_or("*".to_owned(), |t| t.to_string());
+            let canonical = format!("bytes {}-{}/{total}", range.first, range.last);
+            assert_eq!(ContentRange::parse(&canonical), Some(range), "{canonical}");
+        } else if let Some((first, last, total)) = strict_content_range(value) {
+            assert!(
+                first > last || total.is_some_and(|t| last >= t),
+                "canonical Content-Range {value:?} refused"
+            );
+        }
+    }
+
+    let head_object = HeadObject::new(bucket.clone(), key.clone()).response(respond());
+    let get = GetObject::new(bucket.clone(), key.clone());
+    let streamed = get.response_head(&parts);
+    let buffered = get.response(respond());
+    // The head decodes the same whichever way it is read (an error status is decoded from
+    // the body by HeadObject, from the head alone by `response_head`).
+    match (&head_object, &streamed) {
+        (Ok(head), Ok(output)) => assert_eq!(head, &output.head),
+        (Err(a), Err(b)) if parts.status.is_success() => assert_eq!(a.to_string(), b.to_string()),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("HeadObject {a:?} but GetObject head {b:?}"),
+    }
+    let Ok(head) = head_object else {
+        if let Err(error) = &buffered {
+            let _ = (error.retry_class(), error.to_string());
+        }
+        return;
+    };
+    check_object_head(&head, &parts.headers);
+
+    // Body validation: only a full-object value of a full response, and exactly right.
+    let validator = head.checksum_validator();
+    let partial = head.content_range.is_some_and(|r| !r.is_whole_object());
+    assert!(!(partial && validator.is_some()));
+    match validator {
+        Some(mut validator) => {
+            let expected = validator.expected().clone();
+            let algorithm = expected.algorithm();
+            assert_eq!(
+                head.checksums
+                    .get(algorithm)
+                    .map(|v| crate::Checksum::from_base64(algorithm, v)),
+                Some(Ok(expected.clone()))
+            );
+            // Its base64 form round-trips.
+            assert_eq!(
+                crate::Checksum::from_base64(algorithm, &expected.to_base64()).as_ref(),
+                Ok(&expected)
+            );
+            let matches = algorithm.checksum(&body) == expected;
+            validator.update(&body);
+            assert_eq!(validator.finish().is_ok(), matches);
+            match &buffered {
+                Ok(output) => assert!(matches && output.body == body),
+                Err(Error::ChecksumMismatch { .. }) => assert!(!matches),
+                Err(other) => panic!("buffered GetObject failed: {other}"),
+            }
+        }
+        None => {
+            assert!(buffered.is_ok(), "{buffered:?}");
+            if !partial {
+                // No algorithm has a valid full-object value.
+                for algorithm in ChecksumAlgorithm::ALL {
+                    if let Some(value) = head.checksums.get(algorithm) {
+                        assert!(crate::Checksum::from_base64(algorithm, value).is_err());
+                    }
+                }
+            }
+        }
+    }
+
+    // Resumption stays inside what the first answer announced.
+    if let Some(resumable) = get.resumable(&head) {
+        let length = head.content_length.unwrap_or_default();
+        let first = head.content_range.map_or(0, |r| r.first);
+        assert!(length > 0 && head.etag.as_ref().is_some_and(|e| !e.is_weak()));
+        for received in [0, 1, length / 2, length - 1, length, u64::MAX] {
+            match resumable.request_after(received) {
+                Some(next) => {
+                    assert!(received < length);
+                    if let Ok(request) = next.request(
+                        &crate::Endpoint::aws("us-east-1").unwrap_or_else(|_| unreachable!()),
+                    ) {
+                        let range = request
+                            .request
+                            .headers()
+                            .get("range")
+                            .and_then(|v| v.to_str().ok());
+                        let expected = format!("bytes={}-{}", first + received, first + length - 1);
+                        assert_eq!(range, Some(expected.as_str()));
+                    }
+                }
+                None => assert!(received >= length),
+            }
+            // The first answer itself answers the first resumption when it was a range.
+            let checked = resumable.check(received, &head);
+            if checked.is_ok() {
+                assert_eq!(received, 0);
+                assert!(head.content_range.is_some());
+            }
+        }
+    }
+
+    // What a copy carries over from the head gives a request or an error, never a panic.
+    let attributes = ObjectAttributes::from_head(&head);
+    let endpoint = crate::Endpoint::aws("us-east-1");
+    if let Ok(endpoint) = endpoint {
+        let create = CreateMultipartUpload::new(bucket, key).attributes(attributes);
+        if let Ok(request) = create.request(&endpoint) {
+            let content_type = request.request.headers().get("content-type");
+            assert_eq!(
+                content_type.and_then(|v| v.to_str().ok()),
+                head.content_type.as_deref()
+            );
+        }
+    }
+}
+
+/// `bytes first-last/total` (or `/*`) with digits only: `Content-Range` as RFC 9110
+/// §14.4 writes it.
+fn strict_content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
+    let digits = |s: &str| -> Option<u64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let (range, total) = value.strip_prefix("bytes ")?.split_once('/')?;
+    let (first, last) = range.split_once('-')?;
+    let total = match total {
+        "*" => None,
+        total => Some(digits(total)?),
+    };
+    Some((digits(first)?, digits(last)?, total))
+}
+
+/// What an accepted head must say about the headers it came from.
+fn check_object_head(head: &crate::ops::head_object::ObjectHead, headers: &http::HeaderMap) {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let number = |name: &str| header(name).and_then(|v| v.parse::<u64>().ok());
+    assert_eq!(head.content_length, number("content-length"));
+    assert_eq!(
+        head.parts_count.map(u64::from),
+        number("x-amz-mp-parts-count")
+    );
+    assert_eq!(head.tag_count.map(u64::from), number("x-amz-tagging-count"));
+    assert_eq!(
+        head.missing_meta.map(u64::from),
+        number("x-amz-missing-meta")
+    );
+    assert_eq!(
+        head.delete_marker,
+        header("x-amz-delete-marker") == Some("true")
+    );
+    if let Some(range) = head.content_range {
+        assert_eq!(
+            crate::ContentRange::parse(header("content-range").unwrap_or_default()),
+            Some(range)
+        );
+    }
+    if let Some(etag) = &head.etag {
+        assert_eq!(s3_xml::ETag::parse(etag.as_str()).as_ref(), Ok(etag));
+        let unquoted = etag.unquoted();
+        assert!(!unquoted.is_empty() && !unquoted.contains('"'));
+        assert!(header("etag").is_some_and(|v| v.contains(unquoted)));
+    }
+    if let Some(modified) = head.last_modified {
+        let formatted = httpdate::fmt_http_date(modified);
+        assert_eq!(httpdate::parse_http_date(&formatted).ok(), Some(modified));
+    }
+    for (algorithm, value) in &head.checksums.values {
+        assert_eq!(
+            header(algorithm.header_name().as_str()),
+            Some(value.as_str())
+        );
+    }
+    for (name, value) in &head.metadata {
+        // A repeated header gives one of its values.
+        let mut raw = headers.get_all(format!("x-amz-meta-{name}")).into_iter();
+        assert!(raw.any(|raw| String::from_utf8_lossy(raw.as_bytes()) == *value));
+    }
+    let _ = format!("{head:?}");
+}
+
+/// The `httpdate` crate's reading of an HTTP-date (IMF-fixdate, RFC 850 or asctime; the
+/// weekday and the day of the month checked): the reference other date parsers are
+/// fuzzed against.
+pub fn http_date_reference(value: &str) -> Option<std::time::SystemTime> {
+    httpdate::parse_http_date(value).ok()
+}
+
 fn ok<T>(result: Result<T, Error>) -> Result<(), Error> {
     result.map(drop)
 }
@@ -252,6 +576,92 @@ mod tests {
             with_bounds.push(0xFF);
             with_bounds.extend_from_slice(&bounds);
             encode_arbitrary_request(&with_bounds);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn response_headers_never_panic_on_bytes(data in proptest::collection::vec(any::<u8>(), 0..256)) {
+            decode_response_headers_arbitrary(&data);
+        }
+
+        #[test]
+        fn response_headers_hold_their_invariants(
+            status in any::<u8>(),
+            headers in proptest::collection::vec(
+                (
+                    0u8..34,
+                    prop_oneof![
+                        "bytes [0-9]{1,3}-[0-9]{1,3}/([0-9]{1,4}|\\*)",
+                        "[0-9+-]{1,21}",
+                        "(Mon|Sun), 0[1-9] (Jan|Feb) (19[0-9]{2}|20[0-9]{2}|9999|10000) [0-2][0-9]:[0-5][0-9]:[0-6][0-9] GMT",
+                        "W?/?\"?[0-9a-f -]{0,8}\"?",
+                        "[A-Za-z0-9+/]{2,11}={0,2}(-[0-9])?",
+                        "(true|false|COMPOSITE|FULL_OBJECT|AES256)",
+                        "[ -~\t\u{80}-\u{ff}]{0,12}",
+                    ],
+                ),
+                0..8,
+            ),
+            body in proptest::collection::vec(any::<u8>(), 0..16),
+        ) {
+            let mut data = vec![status];
+            for (name, value) in headers {
+                data.push(name);
+                data.extend_from_slice(value.as_bytes());
+                data.push(0xFF);
+            }
+            data.push(0xFE);
+            data.extend_from_slice(&body);
+            decode_response_headers_arbitrary(&data);
+        }
+    }
+
+    /// Hand-picked responses: a valid full object with a matching and a wrong checksum, a
+    /// partial one, an inconsistent range, huge numbers, a resumable head.
+    #[test]
+    fn response_headers_examples() {
+        let crc32_of_abc = crate::ChecksumAlgorithm::Crc32.checksum(b"abc").to_base64();
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        let header = |name: &str, value: &str| -> Vec<u8> {
+            let index = RESPONSE_HEADERS.iter().position(|n| *n == name).unwrap() as u8;
+            let mut segment = vec![index];
+            segment.extend_from_slice(value.as_bytes());
+            segment.push(0xFF);
+            segment
+        };
+        for (status, checksum, range) in [
+            (0u8, crc32_of_abc.as_str(), None),
+            (0, "AAAAAA==", None),
+            (1, crc32_of_abc.as_str(), Some("bytes 0-2/3")),
+            (1, crc32_of_abc.as_str(), Some("bytes 1-2/3")),
+            (1, "AAAAAA==", Some("bytes 5-2/3")),
+            (
+                1,
+                "AAAAAA==",
+                Some("bytes 0-18446744073709551615/18446744073709551615"),
+            ),
+            (1, "AAAAAA==", Some("bytes +1-+2/*")),
+        ] {
+            let mut data = vec![status];
+            data.extend(header("x-amz-checksum-crc32", checksum));
+            data.extend(header("etag", "\"0123abcd\""));
+            data.extend(header("content-length", "3"));
+            data.extend(header("last-modified", "Sun, 06 Nov 1994 08:49:37 GMT"));
+            data.extend(header("x-amz-meta-a", "caf\u{e9}"));
+            if let Some(range) = range {
+                data.extend(header("content-range", range));
+            }
+            data.push(0xFE);
+            data.extend_from_slice(b"abc");
+            cases.push(data);
+        }
+        for data in cases {
+            let response = response_with_headers(&data);
+            assert_eq!(response.body().as_ref(), b"abc");
+            decode_response_headers_arbitrary(&data);
         }
     }
 

@@ -316,8 +316,11 @@ impl Client {
                 }
                 delay = delay.max(server_delay);
             }
+            // A server's delay may be beyond what an `Instant` holds: that is past any deadline.
             if let Some((at, _)) = deadline
-                && Instant::now() + delay >= at
+                && Instant::now()
+                    .checked_add(delay)
+                    .is_none_or(|end| end >= at)
             {
                 return Err(error);
             }
@@ -639,5 +642,44 @@ mod tests {
         );
         assert_eq!(error.attempts(), 1);
         assert_eq!(server.await.unwrap(), 1, "exactly one connection attempt");
+    }
+
+    /// A `Retry-After` beyond what an `Instant` can hold, with an operation deadline: the
+    /// retry is given up, not a panic (`Instant + Duration` overflowed).
+    #[tokio::test]
+    async fn a_huge_retry_after_within_a_deadline_gives_up() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            let mut accepted = 0;
+            while let Ok(Ok((mut socket, _))) =
+                tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
+            {
+                accepted += 1;
+                let mut buffer = [0u8; 4096];
+                let _ = socket.read(&mut buffer).await;
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 18446744073709551615\r\n\
+                          content-length: 0\r\nconnection: close\r\n\r\n",
+                    )
+                    .await;
+            }
+            accepted
+        });
+        let client = Client::builder()
+            .endpoint(format!("http://127.0.0.1:{port}"))
+            .static_credentials("AKID", "secret", None)
+            .operation_timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        let op = s3_ops::ops::head_object::HeadObject::new(
+            s3_ops::BucketName::new("bucket").unwrap(),
+            s3_ops::ObjectKey::new("key").unwrap(),
+        );
+        let error = client.head_object(op).await.unwrap_err();
+        assert_eq!(error.attempts(), 1, "{error:?}");
+        assert_eq!(server.await.unwrap(), 1);
     }
 }

@@ -137,6 +137,8 @@ mod client;
 mod config;
 pub mod credentials;
 mod error;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 mod object_body;
 mod ops;
 mod paginate;

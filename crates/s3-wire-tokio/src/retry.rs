@@ -230,12 +230,19 @@ pub(crate) fn parse_http_date(value: &str) -> Option<SystemTime> {
     if fields.next()? != "GMT" || fields.next().is_some() {
         return None;
     }
-    if !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60 || year < 1970 {
+    // IMF-fixdate years have four digits; a larger one would overflow the arithmetic
+    // below and `SystemTime` (a hostile `Retry-After` must not panic the client).
+    if !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+        || !(1970..=9999).contains(&year)
+    {
         return None;
     }
     let days = days_from_civil(year, month, day);
     let secs = u64::try_from(days).ok()? * 86_400 + hour * 3600 + minute * 60 + second;
-    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(secs))
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
@@ -316,6 +323,16 @@ mod tests {
             None
         );
         assert_eq!(parse_retry_after("-5", now), None);
+        // Found by the `ops_response_headers` fuzz target's proptest twin: years past
+        // 9999 overflowed (a panic in the client's retry loop).
+        for year in ["10000", "300000000000", "9223372036854775807"] {
+            let value = format!("Sun, 06 Nov {year} 08:49:37 GMT");
+            assert_eq!(parse_retry_after(&value, now), None, "{value}");
+        }
+        assert_eq!(
+            parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", now),
+            Some(Duration::from_secs(253_402_300_799 - 784_111_777))
+        );
     }
 
     #[test]
