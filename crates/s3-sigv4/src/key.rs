@@ -82,10 +82,62 @@ struct Entry {
     mac: HmacSha256,
 }
 
-/// A small FIFO cache of keyed HMAC states, shared by `&self` across threads.
-#[derive(Default)]
-pub(crate) struct KeyCache {
-    entries: RwLock<Vec<Entry>>,
+/// A small FIFO cache of derived keys, shared by `&self` across threads: SigV4's keyed
+/// HMAC states here, SigV4a's private keys in `v4a`.
+pub(crate) struct FifoCache<E> {
+    entries: RwLock<Vec<E>>,
+    capacity: usize,
+}
+
+impl<E> FifoCache<E> {
+    pub(crate) const fn new(capacity: usize) -> Self {
+        Self {
+            entries: RwLock::new(Vec::new()),
+            capacity,
+        }
+    }
+
+    /// `value` of the entry `matches` accepts; otherwise `make` derives a new entry, kept
+    /// among the most recent `capacity` (unless another thread added one meanwhile).
+    pub(crate) fn get_or_insert<T, Err>(
+        &self,
+        matches: impl Fn(&E) -> bool,
+        value: impl Fn(&E) -> T,
+        make: impl FnOnce() -> Result<E, Err>,
+    ) -> Result<T, Err> {
+        // A poisoned lock only means another thread panicked mid-insert; the
+        // vector is still valid, so keep using it.
+        {
+            let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(entry) = entries.iter().find(|e| matches(e)) {
+                return Ok(value(entry));
+            }
+        }
+        let entry = make()?;
+        let found = value(&entry);
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        if !entries.iter().any(matches) {
+            if entries.len() >= self.capacity {
+                entries.remove(0);
+            }
+            entries.push(entry);
+        }
+        Ok(found)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.read().map(|e| e.len()).unwrap_or(0)
+    }
+}
+
+/// The keyed HMAC states of the most recent SigV4 scopes.
+pub(crate) struct KeyCache(FifoCache<Entry>);
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self(FifoCache::new(CACHE_CAPACITY))
+    }
 }
 
 impl KeyCache {
@@ -102,40 +154,33 @@ impl KeyCache {
             Ok(bytes) => bytes,
             Err(_) => return derive_signing_mac(secret, date, region, service),
         };
-        let matches = |entry: &Entry| {
-            entry.date == date_bytes
-                && *entry.region == *region
-                && *entry.service == *service
-                && *entry.secret == *secret
-        };
-        // A poisoned lock only means another thread panicked mid-insert; the
-        // vector is still valid, so keep using it.
-        {
-            let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(entry) = entries.iter().find(|e| matches(e)) {
-                return entry.mac.clone();
-            }
+        let found = self.0.get_or_insert(
+            |entry| {
+                entry.date == date_bytes
+                    && *entry.region == *region
+                    && *entry.service == *service
+                    && *entry.secret == *secret
+            },
+            |entry| entry.mac.clone(),
+            || {
+                Ok::<_, std::convert::Infallible>(Entry {
+                    secret: secret.into(),
+                    date: date_bytes,
+                    region: region.into(),
+                    service: service.into(),
+                    mac: derive_signing_mac(secret, date, region, service),
+                })
+            },
+        );
+        match found {
+            Ok(mac) => mac,
+            Err(never) => match never {},
         }
-        let mac = derive_signing_mac(secret, date, region, service);
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
-        if !entries.iter().any(matches) {
-            if entries.len() >= CACHE_CAPACITY {
-                entries.remove(0);
-            }
-            entries.push(Entry {
-                secret: secret.into(),
-                date: date_bytes,
-                region: region.into(),
-                service: service.into(),
-                mac: mac.clone(),
-            });
-        }
-        mac
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.entries.read().map(|e| e.len()).unwrap_or(0)
+        self.0.len()
     }
 }
 

@@ -7,14 +7,14 @@
 //! first candidate `k0 <= n - 2` gives the private scalar `k0 + 1`.
 //! Signatures are deterministic (RFC 6979), so signing needs no randomness.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use hmac::Mac;
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{DerSignature, SigningKey};
 
 use crate::error::InvalidParameter;
-use crate::key::keyed;
+use crate::key::{FifoCache, keyed};
 
 /// The KDF label: the algorithm name.
 const LABEL: &[u8] = b"AWS4-ECDSA-P256-SHA256";
@@ -83,10 +83,13 @@ struct Entry {
     key: Arc<SigningKey>,
 }
 
-/// A small FIFO cache of derived keys, shared by `&self` across threads.
-#[derive(Default)]
-pub(crate) struct KeyCache {
-    entries: RwLock<Vec<Entry>>,
+/// The derived keys of the most recent credentials.
+pub(crate) struct KeyCache(FifoCache<Entry>);
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self(FifoCache::new(CACHE_CAPACITY))
+    }
 }
 
 impl KeyCache {
@@ -97,27 +100,17 @@ impl KeyCache {
         access_key_id: &str,
         secret: &str,
     ) -> Result<Arc<SigningKey>, InvalidParameter> {
-        let matches =
-            |entry: &Entry| *entry.access_key_id == *access_key_id && *entry.secret == *secret;
-        {
-            let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(entry) = entries.iter().find(|e| matches(e)) {
-                return Ok(Arc::clone(&entry.key));
-            }
-        }
-        let key = Arc::new(derive_key(access_key_id, secret)?);
-        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
-        if !entries.iter().any(matches) {
-            if entries.len() >= CACHE_CAPACITY {
-                entries.remove(0);
-            }
-            entries.push(Entry {
-                access_key_id: access_key_id.into(),
-                secret: secret.into(),
-                key: Arc::clone(&key),
-            });
-        }
-        Ok(key)
+        self.0.get_or_insert(
+            |entry| *entry.access_key_id == *access_key_id && *entry.secret == *secret,
+            |entry| Arc::clone(&entry.key),
+            || {
+                Ok(Entry {
+                    access_key_id: access_key_id.into(),
+                    secret: secret.into(),
+                    key: Arc::new(derive_key(access_key_id, secret)?),
+                })
+            },
+        )
     }
 }
 
@@ -162,6 +155,6 @@ mod tests {
         for index in 0..CACHE_CAPACITY {
             cache.key(&format!("AKID{index}"), "secret").unwrap();
         }
-        assert_eq!(cache.entries.read().unwrap().len(), CACHE_CAPACITY);
+        assert_eq!(cache.0.len(), CACHE_CAPACITY);
     }
 }
