@@ -59,16 +59,17 @@ pub(crate) enum ScopeKey {
 }
 
 impl ScopeKey {
-    pub(crate) fn sign(&self, string_to_sign: &[u8]) -> Signature {
+    /// Consumes the key: a keyed HMAC state is spent by one signature, so a request's
+    /// signature takes the cache's copy as it is, and a chunk encoder clones its own.
+    pub(crate) fn sign(self, string_to_sign: &[u8]) -> Signature {
         match self {
-            Self::Hmac(mac) => {
-                let mut mac = mac.clone();
+            Self::Hmac(mut mac) => {
                 mac.update(string_to_sign);
                 Signature::from_mac(mac)
             }
             #[cfg(feature = "sigv4a")]
             Self::Ecdsa(key) => {
-                Signature::from_der(crate::v4a::sign(key, string_to_sign).as_bytes())
+                Signature::from_der(crate::v4a::sign(&key, string_to_sign).as_bytes())
             }
         }
     }
