@@ -3110,67 +3110,12 @@ fn xml_time(time: SystemTime) -> String {
         .unwrap_or_else(|| "1970-01-01T00:00:00Z".to_owned())
 }
 
-const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
 /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 fn http_date(time: SystemTime) -> String {
-    let seconds = unix_seconds(time);
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{}, {day:02} {} {year:04} {:02}:{:02}:{:02} GMT",
-        WEEKDAYS[days.rem_euclid(7) as usize],
-        MONTHS[month as usize - 1],
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60
-    )
+    httpdate::fmt_http_date(time)
 }
 
-/// Unix seconds of an IMF-fixdate.
+/// Unix seconds of an HTTP date.
 fn parse_http_date(text: &str) -> Option<i64> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [_, day, month, year, time, "GMT"] = fields[..] else {
-        return None;
-    };
-    let day: u32 = day.parse().ok()?;
-    let month = MONTHS.iter().position(|m| *m == month)? as u32 + 1;
-    let year: i64 = year.parse().ok()?;
-    let hms: Vec<i64> = time
-        .split(':')
-        .map(|f| f.parse().ok())
-        .collect::<Option<_>>()?;
-    let [h, m, s] = hms[..] else {
-        return None;
-    };
-    Some(days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + s)
-}
-
-/// (year, month, day) of days since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(month);
-    let mp = if month > 2 { month - 3 } else { month + 9 };
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    httpdate::parse_http_date(text).ok().map(unix_seconds)
 }
