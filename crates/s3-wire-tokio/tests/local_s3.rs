@@ -48,17 +48,9 @@ struct Local {
 }
 
 impl Local {
-    /// Starts a server (outside the async context: it builds its own runtime) and a client.
+    /// Starts a server and a client.
     async fn start() -> Self {
-        let server = tokio::task::spawn_blocking(|| LocalS3::start().expect("start local-s3"))
-            .await
-            .expect("join");
-        let client = Client::builder()
-            .endpoint(server.endpoint())
-            .region(server.region())
-            .static_credentials(server.access_key(), server.secret_key(), None)
-            .build()
-            .expect("client");
+        let (client, server) = support::local_s3().await;
         Self { client, server }
     }
 

@@ -26,6 +26,22 @@ pub fn http_client() -> reqwest::Client {
         .expect("reqwest client")
 }
 
+/// A client of the embedded local-s3 and the server, started outside the async context
+/// (it builds its own runtime). Keep the server until the client is done with it.
+pub async fn local_s3() -> (s3_wire_tokio::Client, local_s3::LocalS3) {
+    let server =
+        tokio::task::spawn_blocking(|| local_s3::LocalS3::start().expect("start local-s3"))
+            .await
+            .expect("join");
+    let client = s3_wire_tokio::Client::builder()
+        .endpoint(server.endpoint())
+        .region(server.region())
+        .static_credentials(server.access_key(), server.secret_key(), None)
+        .build()
+        .expect("client");
+    (client, server)
+}
+
 /// `len` pseudo-random bytes (xorshift64), the same for the same `seed`.
 pub fn data(len: u64, seed: u64) -> Bytes {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

@@ -30,16 +30,7 @@ struct Local {
 }
 
 async fn start() -> Local {
-    let server = tokio::task::spawn_blocking(|| LocalS3::start().expect("start local-s3"))
-        .await
-        .expect("join");
-    let client = Client::builder()
-        .endpoint(server.endpoint())
-        .region(server.region())
-        .static_credentials(server.access_key(), server.secret_key(), None)
-        .proxy_from_env(false)
-        .build()
-        .expect("client");
+    let (client, server) = crate::support::local_s3().await;
     client
         .create_bucket(CreateBucket::new(bucket()))
         .await
