@@ -605,10 +605,9 @@ mod tests {
         is::<Client>();
     }
 
-    /// An https endpoint that answers the TLS ClientHello with plain HTTP: a
-    /// TLS failure, reported as such and not retried.
-    #[tokio::test]
-    async fn a_failed_tls_handshake_is_a_tls_error_and_not_retried() {
+    /// A loopback server that reads a request and writes `answer` on every connection
+    /// (until none comes for 2 s); returns its port and, when done, how many connected.
+    async fn answering(answer: &'static [u8]) -> (u16, tokio::task::JoinHandle<usize>) {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -618,24 +617,34 @@ mod tests {
                 tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
             {
                 accepted += 1;
-                let mut buffer = [0u8; 1024];
+                let mut buffer = [0u8; 4096];
                 let _ = socket.read(&mut buffer).await;
-                let _ = socket
-                    .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
-                    .await;
+                let _ = socket.write_all(answer).await;
             }
             accepted
         });
+        (port, server)
+    }
+
+    fn head_object() -> s3_ops::ops::head_object::HeadObject {
+        s3_ops::ops::head_object::HeadObject::new(
+            s3_ops::BucketName::new("bucket").unwrap(),
+            s3_ops::ObjectKey::new("key").unwrap(),
+        )
+    }
+
+    /// An https endpoint that answers the TLS ClientHello with plain HTTP: a
+    /// TLS failure, reported as such and not retried.
+    #[tokio::test]
+    async fn a_failed_tls_handshake_is_a_tls_error_and_not_retried() {
+        let (port, server) =
+            answering(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n").await;
         let client = Client::builder()
             .endpoint(format!("https://127.0.0.1:{port}"))
             .static_credentials("AKID", "secret", None)
             .build()
             .unwrap();
-        let op = s3_ops::ops::head_object::HeadObject::new(
-            s3_ops::BucketName::new("bucket").unwrap(),
-            s3_ops::ObjectKey::new("key").unwrap(),
-        );
-        let error = client.head_object(op).await.unwrap_err();
+        let error = client.head_object(head_object()).await.unwrap_err();
         assert!(
             matches!(error.kind(), ErrorKind::Transport(TransportErrorKind::Tls)),
             "{error:?}"
@@ -648,37 +657,18 @@ mod tests {
     /// retry is given up, not a panic (`Instant + Duration` overflowed).
     #[tokio::test]
     async fn a_huge_retry_after_within_a_deadline_gives_up() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = tokio::spawn(async move {
-            let mut accepted = 0;
-            while let Ok(Ok((mut socket, _))) =
-                tokio::time::timeout(Duration::from_secs(2), listener.accept()).await
-            {
-                accepted += 1;
-                let mut buffer = [0u8; 4096];
-                let _ = socket.read(&mut buffer).await;
-                let _ = socket
-                    .write_all(
-                        b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 18446744073709551615\r\n\
-                          content-length: 0\r\nconnection: close\r\n\r\n",
-                    )
-                    .await;
-            }
-            accepted
-        });
+        let (port, server) = answering(
+            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 18446744073709551615\r\n\
+              content-length: 0\r\nconnection: close\r\n\r\n",
+        )
+        .await;
         let client = Client::builder()
             .endpoint(format!("http://127.0.0.1:{port}"))
             .static_credentials("AKID", "secret", None)
             .operation_timeout(Duration::from_secs(30))
             .build()
             .unwrap();
-        let op = s3_ops::ops::head_object::HeadObject::new(
-            s3_ops::BucketName::new("bucket").unwrap(),
-            s3_ops::ObjectKey::new("key").unwrap(),
-        );
-        let error = client.head_object(op).await.unwrap_err();
+        let error = client.head_object(head_object()).await.unwrap_err();
         assert_eq!(error.attempts(), 1, "{error:?}");
         assert_eq!(server.await.unwrap(), 1);
     }
