@@ -859,6 +859,70 @@ mod tests {
         }
     }
 
+    /// A SigV4a aws-chunked upload of several chunks through `sign_streaming`, with and
+    /// without a trailer: the layout is sized for the padded signatures, the announced
+    /// length is the length sent, and every chunk and trailer signature verifies.
+    #[cfg(feature = "sigv4a")]
+    #[test]
+    fn a_sigv4a_chunked_upload_chains_verifiable_padded_signatures() {
+        let signer = Signer::new();
+        let credentials = Credentials::new("AKIDEXAMPLE", ROUNDTRIP_SECRET, Some("session".into()));
+        let time = SigningTime::from_unix(ROUNDTRIP_TIME).unwrap();
+        let params = SigningParams::v4a("*", "s3", time, PayloadHash::Empty);
+        let body: Vec<u8> = (0..70_000u32).map(|i| (i % 251) as u8).collect();
+        for trailer in [None, Some(("x-amz-checksum-crc32", "AAAAAA=="))] {
+            let layout = match trailer {
+                None => crate::ChunkedLayout::signed(body.len() as u64, 16 * 1024),
+                Some((name, value)) => crate::ChunkedLayout::signed_with_trailer(
+                    body.len() as u64,
+                    16 * 1024,
+                    name,
+                    value.len(),
+                ),
+            }
+            .unwrap();
+            let mut request =
+                http::Request::put("https://alias.mrap.accesspoint.s3-global.amazonaws.com/key")
+                    .body(())
+                    .unwrap();
+            let mut encoder = signer
+                .sign_streaming(&mut request, &credentials, &params, layout)
+                .unwrap();
+            assert_eq!(encoder.layout().algorithm(), crate::SigningAlgorithm::V4a);
+            let encoded_length = encoder.layout().encoded_length();
+            assert_eq!(
+                request.headers()["content-length"],
+                encoded_length.to_string().as_str()
+            );
+            let mut encoded = vec![0; encoded_length as usize];
+            let mut at = 0;
+            for chunk in body.chunks(16 * 1024) {
+                at += encoder.encode_chunk(chunk, &mut encoded[at..]).unwrap();
+            }
+            at += encoder
+                .finish(trailer.map(|(_, value)| value), &mut encoded[at..])
+                .unwrap();
+            assert_eq!(
+                at as u64, encoded_length,
+                "the length announced is the length sent"
+            );
+            let authorization = request.headers()["authorization"].to_str().unwrap();
+            assert!(authorization.starts_with(
+                "AWS4-ECDSA-P256-SHA256 Credential=AKIDEXAMPLE/20150830/s3/aws4_request, SignedHeaders="
+            ));
+            let seed = authorization.rsplit("Signature=").next().unwrap();
+            // Strict: every signature padded with `*` to 144 hex digits.
+            let decoded = decode_aws_chunked(&encoded, true, true).unwrap();
+            assert_eq!(decoded.payload, body);
+            let sent: Vec<(String, String)> = trailer
+                .map(|(name, value)| (name.to_owned(), value.to_owned()))
+                .into_iter()
+                .collect();
+            assert_eq!(decoded.trailers, sent);
+            verify_chunk_signatures(&decoded, seed, &credentials, true);
+        }
+    }
+
     #[test]
     fn the_verifier_rejects_tampering() {
         for v4a in algorithms() {
