@@ -297,6 +297,7 @@ impl Signer {
     ) -> Result<Computed, Error> {
         credentials.validate()?;
         params.validate()?;
+        checked_method(request.method())?;
         let settings = params.settings();
         let time = params.time();
         let mut payload_buf = [0u8; 64];
@@ -604,7 +605,6 @@ impl Signer {
         buf: &mut Vec<u8>,
     ) -> Result<Computed, Error> {
         let settings = params.settings();
-        checked_method(request.method())?;
         let creq_start = buf.len();
         buf.extend_from_slice(request.method().as_bytes());
         buf.push(b'\n');
