@@ -333,6 +333,9 @@ impl S3Error {
             "BandwidthLimitExceeded",
             "ProvisionedThroughputExceededException",
         ];
+        // The temporary credentials the request was signed with have expired (or the store
+        // wants them renewed): new ones from the provider will do.
+        const EXPIRED_CREDENTIALS: &[&str] = &["ExpiredToken", "TokenRefreshRequired"];
         const TRANSIENT: &[&str] = &[
             "InternalError",
             "RequestTimeout",
@@ -341,6 +344,9 @@ impl S3Error {
             "ServiceUnavailable",
         ];
         let code = self.code.as_str();
+        if EXPIRED_CREDENTIALS.contains(&code) {
+            return RetryClass::RefreshCredentials;
+        }
         if THROTTLING.contains(&code)
             || self.status == StatusCode::SERVICE_UNAVAILABLE
             || self.status == StatusCode::TOO_MANY_REQUESTS
@@ -430,6 +436,9 @@ pub enum RetryClass {
         /// The bucket's region.
         region: String,
     },
+    /// The request's temporary credentials have expired (`ExpiredToken`,
+    /// `TokenRefreshRequired`): get new ones from the provider, re-sign and retry once.
+    RefreshCredentials,
     /// Retrying will not help.
     NotRetryable,
 }

@@ -74,6 +74,29 @@ fn transient() {
 }
 
 #[test]
+fn expired_temporary_credentials_ask_for_new_ones() {
+    for code in ["ExpiredToken", "TokenRefreshRequired"] {
+        assert_eq!(
+            classify(400, &[], &error_body(code)),
+            RetryClass::RefreshCredentials,
+            "{code}"
+        );
+    }
+    // A signature refused for other reasons is not about expiry.
+    for code in [
+        "InvalidToken",
+        "SignatureDoesNotMatch",
+        "InvalidAccessKeyId",
+    ] {
+        assert_eq!(
+            classify(403, &[], &error_body(code)),
+            RetryClass::NotRetryable,
+            "{code}"
+        );
+    }
+}
+
+#[test]
 fn redirect_to_region() {
     let moved = "<Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access \
                  must be addressed using the specified endpoint.</Message>\
