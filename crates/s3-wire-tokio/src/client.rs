@@ -102,6 +102,12 @@ impl Client {
         ClientBuilder::from_env().build()
     }
 
+    /// Like [`Client::from_env`], and on EC2 the region from instance metadata when none is
+    /// configured (see [`ClientBuilder::load_from_env`]).
+    pub async fn load_from_env() -> Result<Self, Error> {
+        ClientBuilder::load_from_env().await.build()
+    }
+
     pub(crate) fn from_parts(
         endpoint: Endpoint,
         credentials: Arc<dyn CredentialsProvider>,
@@ -238,6 +244,8 @@ impl Client {
         let mut payload_cache = PayloadCache::default();
         // Whether an attempt so far may have taken effect without its answer arriving.
         let mut outcome_unknown = false;
+        // Whether the credentials were renewed after the store refused them as expired.
+        let mut credentials_renewed = false;
         loop {
             attempts += 1;
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
@@ -286,6 +294,15 @@ impl Client {
                     continue;
                 }
                 return Err(error);
+            }
+            if class == RetryClass::RefreshCredentials {
+                // One immediate retry, signed with the provider's new credentials; it does
+                // not take from the retry budget (nothing is wrong with the store).
+                if credentials_renewed || !upload.is_none_or(Body::can_resend) {
+                    return Err(error);
+                }
+                credentials_renewed = true;
+                continue;
             }
             if !class.is_retryable()
                 || !upload.is_none_or(Body::can_resend)
@@ -486,6 +503,10 @@ impl Client {
         };
         let mut error = error;
         error.set_request_id(request_id);
+        if error.retry_class() == RetryClass::RefreshCredentials {
+            // The provider drops these (if still current) so the retry signs with new ones.
+            inner.credentials.invalidate(&credentials);
+        }
         Err(Attempted { error, retry_after })
     }
 }

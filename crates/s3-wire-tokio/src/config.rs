@@ -8,7 +8,9 @@ use std::time::Duration;
 use s3_ops::{AddressingStyle, ChecksumAlgorithm, Endpoint, IntegrityDefaults, Scheme};
 
 use crate::client::Client;
-use crate::credentials::{CredentialsProvider, DefaultChain, Env, ProcessEnv, SharedConfig};
+use crate::credentials::{
+    CredentialsProvider, DefaultChain, Env, ImdsClient, ProcessEnv, SharedConfig,
+};
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
 use crate::transfer::TransferOptions;
@@ -115,9 +117,9 @@ impl ClientBuilder {
     }
 
     /// A builder preloaded from the process environment and the shared AWS
-    /// config files: credentials from `AWS_ACCESS_KEY_ID` /
-    /// `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` or the `AWS_PROFILE`
-    /// profile, region from `AWS_REGION` / `AWS_DEFAULT_REGION` / the profile,
+    /// config files: credentials from the [`DefaultChain`] (the `AWS_*` variables, the
+    /// `AWS_PROFILE` profile with its roles, SSO or credential process, web identity,
+    /// the container endpoint, EC2 instance metadata), region from `AWS_REGION` / `AWS_DEFAULT_REGION` / the profile,
     /// endpoint from `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` / the profile.
     /// Settings made afterwards override these.
     pub fn from_env() -> Self {
@@ -144,6 +146,30 @@ impl ClientBuilder {
             Err(error) => builder.env_error = Some(credentials_error(error)),
         }
         builder.credentials = Some(Arc::new(DefaultChain::with_env(env)));
+        builder
+    }
+
+    /// [`ClientBuilder::from_env`], plus what only a request can find out: on EC2, when
+    /// neither the environment nor the profile sets a region (nor an endpoint), the
+    /// instance's region from instance metadata (IMDSv2, about 2 s at most where there is
+    /// none; skipped when `AWS_EC2_METADATA_DISABLED=true`). The AWS SDKs'
+    /// `load_from_env`.
+    pub async fn load_from_env() -> Self {
+        Self::load_from_env_with(Arc::new(ProcessEnv)).await
+    }
+
+    /// Like [`ClientBuilder::load_from_env`] with the variables and home directory of `env`.
+    pub async fn load_from_env_with(env: Arc<dyn Env>) -> Self {
+        let mut builder = Self::from_env_with(env.clone());
+        if builder.region.is_none() && builder.endpoint_url.is_none() && builder.env_error.is_none()
+        {
+            let imds = ImdsClient::with_env(env);
+            if !imds.is_disabled()
+                && let Ok(region) = imds.region().await
+            {
+                builder.region = Some(region);
+            }
+        }
         builder
     }
 

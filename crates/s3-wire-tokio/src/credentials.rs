@@ -3,38 +3,78 @@
 //! * [`CredentialsProvider`] is the trait the client signs with; applications plug their
 //!   own source (a vault, an STS cache, …) by implementing it. [`Credentials`] itself is a
 //!   provider of static keys.
-//! * [`EnvironmentProvider`] reads `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
-//!   `AWS_SESSION_TOKEN`.
-//! * [`ProfileProvider`] reads static keys from the shared files `~/.aws/credentials` and
-//!   `~/.aws/config` (overridable by `AWS_SHARED_CREDENTIALS_FILE` / `AWS_CONFIG_FILE`),
-//!   profile chosen by `AWS_PROFILE`.
-//! * [`DefaultChain`] tries the environment, then the profile, and keeps the first success.
-//! * [`SharedConfig`] loads all of that once and also resolves the region (`AWS_REGION`,
-//!   `AWS_DEFAULT_REGION`, profile `region`) and the endpoint (`AWS_ENDPOINT_URL_S3`,
-//!   `AWS_ENDPOINT_URL`, profile `services` / `endpoint_url`).
+//! * [`DefaultChain`] is what [`ClientBuilder::from_env`](crate::ClientBuilder::from_env)
+//!   uses. It tries, in aws-config's order, and keeps the first source that has credentials:
+//!   1. the environment ([`EnvironmentProvider`]): `AWS_ACCESS_KEY_ID`,
+//!      `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`;
+//!   2. the shared profile ([`ProfileProvider`]) chosen by `AWS_PROFILE` in
+//!      `~/.aws/config` and `~/.aws/credentials` (`AWS_CONFIG_FILE`,
+//!      `AWS_SHARED_CREDENTIALS_FILE`): static keys, `role_arn` with `source_profile` or
+//!      `credential_source` (chains of STS AssumeRole, [`profile_chain`]),
+//!      `web_identity_token_file`, `credential_process` ([`ProcessProvider`]),
+//!      `sso_session` or the legacy `sso_start_url` ([`SsoProvider`]);
+//!   3. web identity from the environment ([`WebIdentityProvider`]):
+//!      `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_ROLE_ARN`, `AWS_ROLE_SESSION_NAME` (EKS IRSA);
+//!   4. the ECS/EKS container endpoint ([`ContainerProvider`]):
+//!      `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI`, `AWS_CONTAINER_CREDENTIALS_FULL_URI`,
+//!      `AWS_CONTAINER_AUTHORIZATION_TOKEN(_FILE)`;
+//!   5. EC2 instance metadata, IMDSv2 ([`ImdsProvider`]): `AWS_EC2_METADATA_DISABLED`,
+//!      `AWS_EC2_METADATA_SERVICE_ENDPOINT(_MODE)`.
+//!
+//!   STS and the SSO portal are reached at their regional AWS endpoints unless
+//!   `AWS_ENDPOINT_URL_STS` / `AWS_ENDPOINT_URL_SSO` (or `AWS_ENDPOINT_URL`) say otherwise.
+//! * Temporary credentials come with an expiration ([`ExpiringCredentials`]); a source of
+//!   them implements [`ExpiringSource`] and is wrapped in a [`CachingProvider`], which
+//!   refreshes ahead of expiry, once for all concurrent callers, keeps serving the old
+//!   credentials through a short outage of the source, and drops them when S3 answers
+//!   `ExpiredToken` (the client then re-signs and retries once).
+//! * [`SharedConfig`] loads the variables and files once and also resolves the region
+//!   (`AWS_REGION`, `AWS_DEFAULT_REGION`, profile `region`) and the endpoint
+//!   (`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, profile `services` / `endpoint_url`).
 //!
 //! Every lookup goes through an [`Env`], so tests (and embedders) can inject variables and a
-//! home directory with [`MapEnv`] instead of mutating the process environment.
+//! home directory with [`MapEnv`] instead of mutating the process environment. Files are
+//! read and processes run off the async threads.
 //!
 //! The file format follows the AWS CLI / SDK shared-config rules: `#` and `;` start comment
 //! lines, and inline comments when preceded by whitespace; section names are case-sensitive
 //! and property names are not; in the config file profiles are `[profile name]` (or
 //! `[default]`, which `[profile default]` overrides), in the credentials file plain `[name]`;
-//! the credentials file wins where both files set a property of the same profile. Only static
-//! keys are supported: a profile that configures a role, SSO, a web identity or a credential
-//! process is reported as [`Error::UnsupportedProfile`] rather than silently ignored, so the
-//! client never signs as an identity the user did not mean.
+//! the credentials file wins where both files set a property of the same profile.
 
 use std::collections::HashMap;
-use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::SystemTime;
 
 pub use s3_sigv4::Credentials;
+
+mod cache;
+mod chain;
+mod container;
+pub mod documents;
+mod error;
+mod http;
+mod imds;
+mod process;
+pub mod profile_chain;
+mod sso;
+mod sts;
+mod web_identity;
+
+pub use cache::{CacheSettings, CachingProvider, Clock, SystemClock};
+pub use chain::DefaultChain;
+pub use container::ContainerProvider;
+pub use error::{Error, Origin, ParseErrorKind, SourceErrorKind};
+pub use imds::{ImdsClient, ImdsProvider};
+pub use process::ProcessProvider;
+pub use profile_chain::ProfileProvider;
+pub use sso::SsoProvider;
+pub use web_identity::WebIdentityProvider;
 
 /// The future returned by [`CredentialsProvider::credentials`].
 pub type CredentialsFuture<'a> =
@@ -63,6 +103,70 @@ pub type CredentialsFuture<'a> =
 pub trait CredentialsProvider: fmt::Debug + Send + Sync {
     /// Returns the credentials to sign the next request with.
     fn credentials(&self) -> CredentialsFuture<'_>;
+
+    /// The store refused `rejected` as expired (`ExpiredToken`): a caching provider drops
+    /// them, if they are still the ones it holds, so that the next
+    /// [`credentials`](Self::credentials) call fetches new ones. The client then re-signs
+    /// and retries once. The default does nothing.
+    fn invalidate(&self, rejected: &Credentials) {
+        let _ = rejected;
+    }
+}
+
+/// Credentials with the instant they stop being valid (`None`: they do not expire).
+/// `Debug` redacts the secret key and the session token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiringCredentials {
+    credentials: Credentials,
+    expiration: Option<SystemTime>,
+}
+
+impl ExpiringCredentials {
+    /// Credentials valid until `expiration` (`None`: for ever).
+    pub fn new(credentials: Credentials, expiration: Option<SystemTime>) -> Self {
+        Self {
+            credentials,
+            expiration,
+        }
+    }
+
+    /// The credentials.
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// When they expire, if ever.
+    pub fn expiration(&self) -> Option<SystemTime> {
+        self.expiration
+    }
+
+    /// The credentials, dropping the expiration.
+    pub fn into_credentials(self) -> Credentials {
+        self.credentials
+    }
+}
+
+/// The future returned by [`ExpiringSource::fetch`].
+pub type FetchFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ExpiringCredentials, Error>> + Send + 'a>>;
+
+/// A source of credentials that expire: each call fetches fresh ones (an STS call, a
+/// process run, an HTTP request). Wrap it in a [`CachingProvider`] to sign with it.
+pub trait ExpiringSource: fmt::Debug + Send + Sync {
+    /// Fetches new credentials.
+    fn fetch(&self) -> FetchFuture<'_>;
+}
+
+impl<S: ExpiringSource + ?Sized> ExpiringSource for Arc<S> {
+    fn fetch(&self) -> FetchFuture<'_> {
+        (**self).fetch()
+    }
+}
+
+impl<S: ExpiringSource + ?Sized> ExpiringSource for Box<S> {
+    fn fetch(&self) -> FetchFuture<'_> {
+        (**self).fetch()
+    }
 }
 
 impl CredentialsProvider for Credentials {
@@ -76,11 +180,19 @@ impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Arc<P> {
     fn credentials(&self) -> CredentialsFuture<'_> {
         (**self).credentials()
     }
+
+    fn invalidate(&self, rejected: &Credentials) {
+        (**self).invalidate(rejected);
+    }
 }
 
 impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Box<P> {
     fn credentials(&self) -> CredentialsFuture<'_> {
         (**self).credentials()
+    }
+
+    fn invalidate(&self, rejected: &Credentials) {
+        (**self).invalidate(rejected);
     }
 }
 
@@ -91,7 +203,7 @@ impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Box<P> {
 /// Where environment variables and the home directory come from.
 ///
 /// [`ProcessEnv`] reads the real process; [`MapEnv`] is a fixed map for tests and embedders.
-pub trait Env: Send + Sync {
+pub trait Env: fmt::Debug + Send + Sync {
     /// The value of variable `name`, or `None` when unset or not valid UTF-8.
     fn var(&self, name: &str) -> Option<String>;
 
@@ -192,154 +304,6 @@ fn env_var(env: &dyn Env, name: &str) -> Option<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------------------------
-
-/// Where a set of credentials came from (for error messages).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Origin {
-    /// The `AWS_*` environment variables.
-    Environment,
-    /// A profile of the shared config/credentials files.
-    Profile(String),
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Environment => f.write_str("the environment"),
-            Origin::Profile(name) => write!(f, "profile {name:?}"),
-        }
-    }
-}
-
-/// What was wrong with a line of a shared config or credentials file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ParseErrorKind {
-    /// A property line appears before any `[section]` header.
-    PropertyOutsideSection,
-    /// A line is neither a comment, a `[section]` header nor a `name = value` property.
-    ExpectedProperty,
-    /// A `[` line has no closing `]`.
-    UnclosedSection,
-    /// A property line has `=` but no name before it.
-    EmptyPropertyName,
-}
-
-impl fmt::Display for ParseErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ParseErrorKind::PropertyOutsideSection => {
-                "property defined before any [section] header"
-            }
-            ParseErrorKind::ExpectedProperty => "expected `name = value`, a [section] or a comment",
-            ParseErrorKind::UnclosedSection => "section header is missing its closing `]`",
-            ParseErrorKind::EmptyPropertyName => "property has no name before `=`",
-        })
-    }
-}
-
-/// Why credentials, region or endpoint could not be resolved.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// No source had credentials.
-    NoCredentials {
-        /// The profile that was consulted after the environment.
-        profile: String,
-    },
-    /// A source had some but not all of the required keys.
-    Incomplete {
-        /// Which source.
-        origin: Origin,
-        /// The name of the missing variable or property.
-        missing: &'static str,
-    },
-    /// `AWS_PROFILE` (or an explicit profile name) names a profile neither file defines.
-    ProfileNotFound {
-        /// The profile asked for.
-        profile: String,
-    },
-    /// The profile obtains credentials in a way this crate does not implement.
-    UnsupportedProfile {
-        /// The profile.
-        profile: String,
-        /// The setting that requires it (`role_arn`, `sso_session`, `credential_process`, …).
-        setting: String,
-    },
-    /// A shared config or credentials file exists but could not be read.
-    ReadFile {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: io::Error,
-    },
-    /// A shared config or credentials file is malformed.
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line number.
-        line: usize,
-        /// What was wrong.
-        kind: ParseErrorKind,
-    },
-    /// A custom [`CredentialsProvider`] failed.
-    Provider(Box<dyn StdError + Send + Sync>),
-}
-
-impl Error {
-    /// Wraps the failure of a custom provider.
-    pub fn provider(source: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
-        Error::Provider(source.into())
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NoCredentials { profile } => write!(
-                f,
-                "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or \
-                 aws_access_key_id and aws_secret_access_key in profile {profile:?} of the \
-                 shared credentials file"
-            ),
-            Error::Incomplete { origin, missing } => {
-                write!(
-                    f,
-                    "incomplete credentials in {origin}: {missing} is not set"
-                )
-            }
-            Error::ProfileNotFound { profile } => write!(
-                f,
-                "profile {profile:?} is not defined in the shared config or credentials file"
-            ),
-            Error::UnsupportedProfile { profile, setting } => write!(
-                f,
-                "profile {profile:?} sets {setting}, which is not supported: use static keys \
-                 (aws_access_key_id/aws_secret_access_key) or plug in a CredentialsProvider"
-            ),
-            Error::ReadFile { path, .. } => write!(f, "cannot read {}", path.display()),
-            Error::Parse { path, line, kind } => {
-                write!(f, "{}, line {line}: {kind}", path.display())
-            }
-            Error::Provider(_) => f.write_str("the credentials provider failed"),
-        }
-    }
-}
-
-impl StdError for Error {
-    fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        match self {
-            Error::ReadFile { source, .. } => Some(source),
-            Error::Provider(source) => Some(source.as_ref()),
-            _ => None,
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Shared config / credentials files
 // ---------------------------------------------------------------------------------------------
 
@@ -350,15 +314,18 @@ const SECRET_PROPERTIES: &[&str] = &[
     "aws_security_token",
 ];
 
-/// Profile settings that select a credential source other than static keys.
-const UNSUPPORTED_SETTINGS: &[&str] = &[
+/// Profile settings that select a credential source that must be fetched, in the order
+/// they take precedence (as in aws-config). [`ProfileProvider`] fetches them.
+pub(crate) const FETCHED_SETTINGS: &[&str] = &[
     "role_arn",
-    "credential_process",
+    "web_identity_token_file",
     "sso_session",
     "sso_start_url",
-    "web_identity_token_file",
-    "login_session",
+    "credential_process",
 ];
+
+/// Profile settings of credential sources this crate does not implement.
+pub(crate) const UNSUPPORTED_SETTINGS: &[&str] = &["login_session"];
 
 /// One property: a value, and sub-properties for the indented `name =\n  key = value` form.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -433,6 +400,7 @@ pub type Profile = Section;
 pub struct ProfileSet {
     profiles: HashMap<String, Section>,
     services: HashMap<String, Section>,
+    sso_sessions: HashMap<String, Section>,
 }
 
 impl ProfileSet {
@@ -458,7 +426,8 @@ impl ProfileSet {
                     set.add_profile("default".to_owned(), section)
                 }
                 Some(Role::ExplicitDefault) => set.add_profile("default".to_owned(), section),
-                Some(Role::Services(name)) => set.add_to(true, name, section),
+                Some(Role::Services(name)) => set.add_to(SectionKind::Services, name, section),
+                Some(Role::SsoSession(name)) => set.add_to(SectionKind::SsoSession, name, section),
                 Some(Role::BareDefault) | None => {}
             }
         }
@@ -495,15 +464,20 @@ impl ProfileSet {
         self.services.get(name)
     }
 
-    fn add_profile(&mut self, name: String, section: Section) {
-        self.add_to(false, name, section);
+    /// The `[sso-session name]` section of the config file.
+    pub fn sso_session(&self, name: &str) -> Option<&Section> {
+        self.sso_sessions.get(name)
     }
 
-    fn add_to(&mut self, services: bool, name: String, mut section: Section) {
-        let map = if services {
-            &mut self.services
-        } else {
-            &mut self.profiles
+    fn add_profile(&mut self, name: String, section: Section) {
+        self.add_to(SectionKind::Profile, name, section);
+    }
+
+    fn add_to(&mut self, kind: SectionKind, name: String, mut section: Section) {
+        let map = match kind {
+            SectionKind::Profile => &mut self.profiles,
+            SectionKind::Services => &mut self.services,
+            SectionKind::SsoSession => &mut self.sso_sessions,
         };
         section.name.clone_from(&name);
         match map.get_mut(&name) {
@@ -521,6 +495,14 @@ enum Role {
     BareDefault,
     ExplicitDefault,
     Services(String),
+    SsoSession(String),
+}
+
+#[derive(Clone, Copy)]
+enum SectionKind {
+    Profile,
+    Services,
+    SsoSession,
 }
 
 /// What a config-file section header means; `None` for sections this crate ignores.
@@ -544,7 +526,9 @@ fn config_section_role(header: &str) -> Option<Role> {
             Role::Profile(name)
         });
     }
-    prefixed("services").map(Role::Services)
+    prefixed("services")
+        .map(Role::Services)
+        .or_else(|| prefixed("sso-session").map(Role::SsoSession))
 }
 
 /// Splits off an inline comment: `#` or `;` preceded by whitespace.
@@ -714,15 +698,20 @@ fn incomplete_env(missing: &'static str) -> Error {
 }
 
 /// Static credentials of `profile`: `None` when it sets no keys, an error when it sets only
-/// one of them or obtains credentials some other way (role, SSO, process, web identity).
+/// one of them or obtains credentials some other way (role, SSO, process, web identity:
+/// [`Error::FetchedCredentials`], which [`ProfileProvider`] fetches).
 pub fn credentials_from_profile(profile: &Profile) -> Result<Option<Credentials>, Error> {
-    if let Some(setting) = UNSUPPORTED_SETTINGS
-        .iter()
-        .find(|setting| profile.get(setting).is_some())
-    {
+    let set = |setting: &&&str| profile.get(setting).is_some();
+    if let Some(setting) = UNSUPPORTED_SETTINGS.iter().find(set) {
         return Err(Error::UnsupportedProfile {
             profile: profile.name().to_owned(),
             setting: (*setting).to_owned(),
+        });
+    }
+    if let Some(setting) = FETCHED_SETTINGS.iter().find(set) {
+        return Err(Error::FetchedCredentials {
+            profile: profile.name().to_owned(),
+            setting,
         });
     }
     let present = |key: &str| profile.get(key).filter(|v| !v.is_empty());
@@ -813,6 +802,29 @@ impl SharedConfig {
         name.clone_into(&mut config.profile_name);
         config.profile_explicit = true;
         Ok(config)
+    }
+
+    /// [`SharedConfig::load`] (with profile `name` if given) on a blocking thread, so that
+    /// reading the files never stalls an async thread.
+    pub(crate) async fn load_off_thread(env: Arc<dyn Env>) -> Result<Self, Error> {
+        Self::load_named_off_thread(env, None).await
+    }
+
+    pub(crate) async fn load_named_off_thread(
+        env: Arc<dyn Env>,
+        name: Option<String>,
+    ) -> Result<Self, Error> {
+        tokio::task::spawn_blocking(move || match name {
+            Some(name) => Self::load_profile(env.as_ref(), &name),
+            None => Self::load(env.as_ref()),
+        })
+        .await
+        .map_err(|join| Error::provider(format!("reading the shared files failed: {join}")))?
+    }
+
+    /// The credentials of the `AWS_*` variables (see [`credentials_from_env`]).
+    pub(crate) fn env_credentials(&self) -> Result<Option<Credentials>, Error> {
+        self.env_credentials.clone().map_err(incomplete_env)
     }
 
     /// The name of the profile in use.
@@ -933,134 +945,17 @@ impl CredentialsProvider for EnvironmentProvider {
         let result = credentials_from_env(self.env.as_ref()).and_then(|c| {
             c.ok_or_else(|| Error::NoCredentials {
                 profile: selected_profile(self.env.as_ref()).0,
+                tried: Vec::new(),
             })
         });
         Box::pin(async move { result })
     }
 }
 
-/// Static keys of a profile of the shared files, read when first asked for and then kept.
-pub struct ProfileProvider {
-    env: Arc<dyn Env>,
-    profile: Option<String>,
-    cache: Mutex<Option<Credentials>>,
-}
-
-impl ProfileProvider {
-    /// The profile named by `AWS_PROFILE` (else `default`) in the real environment.
-    pub fn new() -> Self {
-        Self::with_env(Arc::new(ProcessEnv), None)
-    }
-
-    /// The profile `profile` (else the one `env` selects) with files located through `env`.
-    pub fn with_env(env: Arc<dyn Env>, profile: Option<String>) -> Self {
-        Self {
-            env,
-            profile,
-            cache: Mutex::new(None),
-        }
-    }
-
-    fn load(&self) -> Result<Credentials, Error> {
-        let config = match &self.profile {
-            Some(name) => SharedConfig::load_profile(self.env.as_ref(), name)?,
-            None => SharedConfig::load(self.env.as_ref())?,
-        };
-        let profile = config.profile()?.ok_or_else(|| Error::NoCredentials {
-            profile: config.profile_name().to_owned(),
-        })?;
-        credentials_from_profile(profile)?.ok_or_else(|| Error::NoCredentials {
-            profile: config.profile_name().to_owned(),
-        })
-    }
-}
-
-impl Default for ProfileProvider {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl fmt::Debug for ProfileProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ProfileProvider")
-            .field("profile", &self.profile)
-            .finish_non_exhaustive()
-    }
-}
-
-impl CredentialsProvider for ProfileProvider {
-    fn credentials(&self) -> CredentialsFuture<'_> {
-        Box::pin(async move { cached(&self.cache, || self.load()) })
-    }
-}
-
-/// The standard chain: the environment variables, then the shared-file profile. The first
-/// success is kept (these sources hold long-lived static keys); a failure is retried on the
-/// next call.
-pub struct DefaultChain {
-    env: Arc<dyn Env>,
-    cache: Mutex<Option<Credentials>>,
-}
-
-impl DefaultChain {
-    /// The chain over the real process environment.
-    pub fn new() -> Self {
-        Self::with_env(Arc::new(ProcessEnv))
-    }
-
-    /// The chain over `env`.
-    pub fn with_env(env: Arc<dyn Env>) -> Self {
-        Self {
-            env,
-            cache: Mutex::new(None),
-        }
-    }
-
-    fn load(&self) -> Result<Credentials, Error> {
-        let config = SharedConfig::load(self.env.as_ref())?;
-        config.credentials()?.ok_or_else(|| Error::NoCredentials {
-            profile: config.profile_name().to_owned(),
-        })
-    }
-}
-
-impl Default for DefaultChain {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl fmt::Debug for DefaultChain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DefaultChain").finish_non_exhaustive()
-    }
-}
-
-impl CredentialsProvider for DefaultChain {
-    fn credentials(&self) -> CredentialsFuture<'_> {
-        // The shared files are a few hundred bytes, read once; a blocking read is cheaper
-        // than a trip through a blocking thread pool.
-        Box::pin(async move { cached(&self.cache, || self.load()) })
-    }
-}
-
-fn cached(
-    cache: &Mutex<Option<Credentials>>,
-    load: impl FnOnce() -> Result<Credentials, Error>,
-) -> Result<Credentials, Error> {
-    // A poisoned lock only means another caller panicked mid-load; the slot is still valid.
-    let mut slot = cache.lock().unwrap_or_else(|poison| poison.into_inner());
-    if let Some(credentials) = slot.as_ref() {
-        return Ok(credentials.clone());
-    }
-    let credentials = load()?;
-    *slot = Some(credentials.clone());
-    Ok(credentials)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::error::Error as _;
+
     use super::*;
 
     /// A temporary home directory with `.aws/config` and `.aws/credentials`.
@@ -1078,8 +973,12 @@ mod tests {
             Self { dir }
         }
 
+        /// The home directory, with instance metadata off: a chain that finds nothing
+        /// must not go looking on the network.
         fn env(&self) -> MapEnv {
-            MapEnv::new().with_home(self.dir.path())
+            MapEnv::new()
+                .with_home(self.dir.path())
+                .with_var("AWS_EC2_METADATA_DISABLED", "true")
         }
     }
 
@@ -1326,13 +1225,13 @@ s3 =
         );
         for (name, setting) in [("role", "role_arn"), ("sso", "sso_session")] {
             match credentials_from_profile(set.profile(name).unwrap()) {
-                Err(Error::UnsupportedProfile {
+                Err(Error::FetchedCredentials {
                     profile,
                     setting: s,
                 }) => {
-                    assert_eq!((profile.as_str(), s.as_str()), (name, setting));
+                    assert_eq!((profile.as_str(), s), (name, setting));
                 }
-                other => panic!("expected UnsupportedProfile, got {other:?}"),
+                other => panic!("expected FetchedCredentials, got {other:?}"),
             }
         }
     }
@@ -1497,7 +1396,7 @@ s3 =
         let empty = Home::new("", "");
         let chain = DefaultChain::with_env(Arc::new(empty.env()));
         let err = block_on(chain.credentials()).unwrap_err();
-        assert!(matches!(err, Error::NoCredentials { ref profile } if profile == "default"));
+        assert!(matches!(err, Error::NoCredentials { ref profile, .. } if profile == "default"));
         assert!(err.to_string().contains("AWS_ACCESS_KEY_ID"));
         let provider = EnvironmentProvider::with_env(Arc::new(MapEnv::new()));
         assert!(matches!(

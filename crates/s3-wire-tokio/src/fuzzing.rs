@@ -4,12 +4,17 @@
 //!   profile resolution on arbitrary text (target `credentials_profile`).
 //! * [`retry_after_arbitrary`]: `Retry-After` of arbitrary response headers (part of the
 //!   target `ops_response_headers`).
+//! * [`credential_documents_arbitrary`]: the JSON credential documents
+//!   (`credential_process`, container / instance metadata, SSO role credentials, the SSO
+//!   token cache and its OIDC refresh) on arbitrary bytes
+//!   (target `credentials_documents`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::credentials::{
-    Error, MapEnv, Profile, ProfileSet, SharedConfig, credentials_from_profile,
+    Credentials, Error, ExpiringCredentials, MapEnv, Profile, ProfileSet, SharedConfig,
+    credentials_from_profile,
 };
 
 /// Parses `data` as a config file and a credentials file and resolves a profile from them,
@@ -206,6 +211,13 @@ fn check_credentials(profile: &Profile) {
             assert_eq!(name, profile.name());
             assert!(profile.get(&setting).is_some());
         }
+        Err(Error::FetchedCredentials {
+            profile: name,
+            setting,
+        }) => {
+            assert_eq!(name, profile.name());
+            assert!(profile.get(setting).is_some());
+        }
         Err(Error::Incomplete { missing, .. }) => assert!(present(missing).is_none()),
         Err(other) => panic!("unexpected error {other:?}"),
     }
@@ -329,12 +341,142 @@ fn check_retry_after(value: &str, now: SystemTime) {
     }
 }
 
+/// Parses `data` as each JSON credential document. Panics only on a broken invariant:
+/// parsing never panics; an accepted document has a non-empty access key id and secret;
+/// a refusal never shows the secret or the token of the document (each is taken from
+/// the input when the input is a JSON object, so a mutated document that is almost
+/// valid is checked too).
+pub fn credential_documents_arbitrary(data: &[u8]) {
+    use crate::credentials::documents::{
+        DocumentError, parse_container_credentials, parse_oidc_token, parse_process_output,
+        parse_sso_role_credentials, parse_sso_token,
+    };
+    let secrets: Vec<String> = match serde_json::from_slice::<serde_json::Value>(data) {
+        Ok(value) => {
+            let mut found = Vec::new();
+            collect_strings(&value, &mut found);
+            // Strings that could also be words of a message ("accessToken", "redacted")
+            // prove nothing: only those with a character no message has are looked for.
+            found.retain(|text| text.len() >= 8 && text.contains(['/', '+', '=']));
+            found
+        }
+        Err(_) => Vec::new(),
+    };
+    for parse in [
+        parse_process_output,
+        parse_container_credentials,
+        parse_sso_role_credentials,
+    ] {
+        match parse(data) {
+            Ok(parsed) => {
+                let credentials = parsed.credentials();
+                assert!(!credentials.access_key_id().is_empty());
+                assert!(!credentials.secret_access_key().is_empty());
+                // `Debug` does not depend on the secret key or the token.
+                let other = ExpiringCredentials::new(
+                    Credentials::new(
+                        credentials.access_key_id(),
+                        "other",
+                        credentials.session_token().map(|_| "other".to_owned()),
+                    ),
+                    parsed.expiration(),
+                );
+                assert_eq!(format!("{parsed:?}"), format!("{other:?}"));
+            }
+            Err(error) => {
+                let shown = format!("{error} {error:?}");
+                for secret in &secrets {
+                    // The IMDS status code is shown on purpose; it is AWS's word, not a value
+                    // a caller keeps secret.
+                    if let crate::credentials::documents::DocumentError::NotSuccessful { code } =
+                        &error
+                        && code.contains(secret.as_str())
+                    {
+                        continue;
+                    }
+                    assert!(!shown.contains(secret.as_str()), "{shown}");
+                }
+            }
+        }
+    }
+
+    // The SSO token cache and the OIDC refresh answer: accepted tokens are non-empty and
+    // `Debug` shows none of the token values; refusals show no string of the input.
+    let refused = |error: DocumentError| {
+        let shown = format!("{error} {error:?}");
+        for secret in &secrets {
+            assert!(!shown.contains(secret.as_str()), "{shown}");
+        }
+    };
+    match parse_sso_token(data) {
+        Ok(token) => {
+            assert!(!token.access_token.is_empty());
+            // `Debug` does not depend on the tokens or the client secret.
+            let mut other = token.clone();
+            other.access_token = "other".to_owned();
+            other.refresh_token = other.refresh_token.map(|_| "other".to_owned());
+            other.client_secret = other.client_secret.map(|_| "other".to_owned());
+            assert_eq!(format!("{token:?}"), format!("{other:?}"));
+        }
+        Err(error) => refused(error),
+    }
+    match parse_oidc_token(data) {
+        Ok(token) => {
+            assert!(!token.access_token.is_empty());
+            let mut other = token.clone();
+            other.access_token = "other".to_owned();
+            other.refresh_token = other.refresh_token.map(|_| "other".to_owned());
+            assert_eq!(format!("{token:?}"), format!("{other:?}"));
+        }
+        Err(error) => refused(error),
+    }
+}
+
+fn collect_strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(text) => out.push(text.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|item| collect_strings(item, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|item| collect_strings(item, out)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn credential_documents_never_panic_nor_leak(
+            fields in proptest::collection::vec(
+                (
+                    prop::sample::select(vec![
+                        "Version", "AccessKeyId", "SecretAccessKey", "SessionToken", "Token",
+                        "Expiration", "Code", "roleCredentials", "accessKeyId",
+                        "secretAccessKey", "sessionToken", "expiration", "accessToken",
+                        "expiresAt", "refreshToken", "clientId", "clientSecret", "expiresIn",
+                    ]),
+                    prop_oneof![
+                        "[ -~]{0,24}".prop_map(serde_json::Value::String),
+                        any::<i64>().prop_map(serde_json::Value::from),
+                        Just(serde_json::Value::Null),
+                    ],
+                ),
+                0..8,
+            ),
+            nest in any::<bool>(),
+        ) {
+            let object: serde_json::Map<String, serde_json::Value> =
+                fields.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+            let document = if nest {
+                serde_json::json!({ "roleCredentials": object })
+            } else {
+                serde_json::Value::Object(object)
+            };
+            super::credential_documents_arbitrary(document.to_string().as_bytes());
+        }
 
         #[test]
         fn profile_files_never_panic_on_bytes(data in proptest::collection::vec(any::<u8>(), 0..256)) {
@@ -409,6 +551,23 @@ mod tests {
         ];
         for data in cases {
             super::profile_files_arbitrary(data);
+        }
+    }
+
+    #[test]
+    fn credential_document_examples() {
+        for document in [
+            r#"{"Version": 1, "AccessKeyId": "AKIAEXAMPLE", "SecretAccessKey": "secret/key+value", "SessionToken": "token/value=1", "Expiration": "2026-12-01T18:00:00Z"}"#,
+            r#"{"Code": "Success", "AccessKeyId": "ASIA", "SecretAccessKey": "secret/key+value", "Token": "token/value=1", "Expiration": "2026-12-01T18:00:00Z"}"#,
+            r#"{"Code": "NotSuccess-long-code", "AccessKeyId": "ASIA"}"#,
+            r#"{"roleCredentials": {"accessKeyId": "ASIA", "secretAccessKey": "secret/key+value", "sessionToken": "token/value=1", "expiration": 1796148000123}}"#,
+            r#"{"Version": 1, "AccessKeyId": "AKIA", "SecretAccessKey": "secret/key+value", "Expiration": "not-a-time-at-all"}"#,
+            r#"{"Version": 1, "AccessKeyId": "AKIA", "SecretAccessKey": ["secret/key+value"]}"#,
+            r#"{"accessToken": "access/token+1", "expiresAt": "2026-12-01T18:00:00Z", "refreshToken": "refresh/token=1", "clientId": "client-1", "clientSecret": "client/secret=1"}"#,
+            r#"{"accessToken": "access/token+1", "expiresAt": "not a time/+="}"#,
+            r#"{"accessToken": "access/token+1", "expiresIn": 3600, "refreshToken": "refresh/token=2", "tokenType": "Bearer"}"#,
+        ] {
+            super::credential_documents_arbitrary(document.as_bytes());
         }
     }
 

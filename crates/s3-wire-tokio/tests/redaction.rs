@@ -902,6 +902,37 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
     .unwrap_err();
     secrets.error("credentials::Error (parse)", &unparsable);
 
+    // Expiring credentials, their cache once loaded, and the errors of the fetched sources.
+    #[derive(Debug)]
+    struct Issuer;
+    impl s3_wire_tokio::credentials::ExpiringSource for Issuer {
+        fn fetch(&self) -> s3_wire_tokio::credentials::FetchFuture<'_> {
+            Box::pin(async {
+                Ok(s3_wire_tokio::credentials::ExpiringCredentials::new(
+                    credentials(),
+                    Some(std::time::SystemTime::now() + Duration::from_secs(3600)),
+                ))
+            })
+        }
+    }
+    let cache = s3_wire_tokio::credentials::CachingProvider::new(Issuer);
+    assert_eq!(
+        cache.credentials().await.unwrap().secret_access_key(),
+        SECRET_KEY
+    );
+    secrets.debug("CachingProvider (loaded)", &cache);
+    secrets.debug(
+        "ExpiringCredentials",
+        &s3_wire_tokio::credentials::ExpiringCredentials::new(credentials(), None),
+    );
+    let malformed = format!(
+        "{{\"Version\": 1, \"AccessKeyId\": \"{ACCESS_KEY}\", \"SecretAccessKey\": \"{SECRET_KEY}\", \
+         \"SessionToken\": \"{SESSION_TOKEN}\", \"Expiration\": \"{SECRET_KEY}\"}}"
+    );
+    let refused = s3_wire_tokio::credentials::documents::parse_process_output(malformed.as_bytes())
+        .unwrap_err();
+    secrets.error("DocumentError", &refused);
+
     drop(client);
     drop(failing);
     drop(unreachable);

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod aws_chunked;
+pub mod endpoint;
 pub mod fault;
 pub mod pki;
 pub mod sigv4;

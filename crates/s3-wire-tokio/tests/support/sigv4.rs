@@ -112,6 +112,19 @@ pub fn verify(
     body: Option<&[u8]>,
     secret_key: &str,
 ) -> Result<Signed, String> {
+    verify_for("s3", method, path_and_query, headers, body, secret_key)
+}
+
+/// [`verify`] for a request to `service`. Without `x-amz-content-sha256` (other services
+/// than S3 do not send it), the payload hash is the SHA-256 of `body`.
+pub fn verify_for(
+    service_expected: &str,
+    method: &str,
+    path_and_query: &str,
+    headers: &HeaderMap,
+    body: Option<&[u8]>,
+    secret_key: &str,
+) -> Result<Signed, String> {
     let authorization = headers
         .get("authorization")
         .ok_or("no Authorization header")?
@@ -144,9 +157,9 @@ pub fn verify(
     let [date, region, service, terminator] = scope_fields[..] else {
         return Err(format!("malformed credential scope {scope}"));
     };
-    if service != "s3" || region.is_empty() {
+    if service != service_expected || region.is_empty() {
         return Err(format!(
-            "credential scope is not for S3 in a region: {scope}"
+            "credential scope is not for {service_expected} in a region: {scope}"
         ));
     }
     if terminator != "aws4_request" {
@@ -160,7 +173,10 @@ pub fn verify(
             "x-amz-date {amz_date} is not on the scope date {date}"
         ));
     }
-    let payload = canonical_header_value(headers, "x-amz-content-sha256")?;
+    let payload = match (headers.contains_key("x-amz-content-sha256"), body) {
+        (false, Some(body)) if service_expected != "s3" => hex(&Sha256::digest(body)),
+        _ => canonical_header_value(headers, "x-amz-content-sha256")?,
+    };
     if let Some(body) = body
         && payload.len() == 64
         && payload.bytes().all(|b| b.is_ascii_hexdigit())

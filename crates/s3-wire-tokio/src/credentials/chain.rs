@@ -1,0 +1,155 @@
+//! The default chain of credential sources, in aws-config's order.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::cache::{CacheSettings, Clock, SystemClock};
+use super::http::Http;
+use super::profile_chain::ProfileSource;
+use super::web_identity::WebIdentity;
+use super::{
+    CachingProvider, ContainerProvider, Credentials, CredentialsFuture, CredentialsProvider, Env,
+    Error, ExpiringCredentials, ExpiringSource, FetchFuture, ImdsClient, ImdsProvider, ProcessEnv,
+    SharedConfig,
+};
+
+/// The standard chain (see the [module docs](super)): the environment variables, the
+/// shared-file profile, web identity from the environment, the container endpoint, EC2
+/// instance metadata. The first source that is configured decides: its credentials are used,
+/// or its failure is returned (a profile that sets a role whose STS call fails does not
+/// fall through to another identity). Instance metadata is tried last unless
+/// `AWS_EC2_METADATA_DISABLED=true`; its failure then ends in [`Error::NoCredentials`],
+/// which lists it.
+///
+/// The result is cached ([`CachingProvider`]): static keys for good, temporary credentials
+/// until shortly before they expire, when the chain is walked again (files are re-read,
+/// off the async threads).
+pub struct DefaultChain {
+    cache: CachingProvider<ChainSource>,
+}
+
+/// The uncached chain.
+pub(crate) struct ChainSource {
+    env: Arc<dyn Env>,
+    http: Arc<Http>,
+    clock: Arc<dyn Clock>,
+}
+
+impl DefaultChain {
+    /// The chain over the real process environment.
+    pub fn new() -> Self {
+        Self::with_env(Arc::new(ProcessEnv))
+    }
+
+    /// The chain over `env`.
+    pub fn with_env(env: Arc<dyn Env>) -> Self {
+        Self::with_clock(env, CacheSettings::default(), Arc::new(SystemClock))
+    }
+
+    /// The chain over `env`, cached with `settings` by `clock` (tests with paused time).
+    pub fn with_clock(env: Arc<dyn Env>, settings: CacheSettings, clock: Arc<dyn Clock>) -> Self {
+        let source = ChainSource {
+            env,
+            http: Arc::default(),
+            clock: clock.clone(),
+        };
+        Self {
+            cache: CachingProvider::with_settings(source, settings, clock),
+        }
+    }
+
+    /// The region, as the AWS SDKs find it: `AWS_REGION`, `AWS_DEFAULT_REGION`, the
+    /// profile's `region`, else EC2 instance metadata (unless disabled). `None` if none
+    /// of them knows.
+    pub async fn region(&self) -> Result<Option<String>, Error> {
+        let source = self.cache.source();
+        let shared = SharedConfig::load_off_thread(source.env.clone()).await?;
+        if let Some(region) = shared.region()? {
+            return Ok(Some(region));
+        }
+        let imds = ImdsClient::with_http(source.env.clone(), source.http.clone());
+        if imds.is_disabled() {
+            return Ok(None);
+        }
+        Ok(imds.region().await.ok())
+    }
+}
+
+impl ChainSource {
+    async fn walk(&self) -> Result<ExpiringCredentials, Error> {
+        let shared = SharedConfig::load_off_thread(self.env.clone()).await?;
+        if let Some(credentials) = shared.env_credentials()? {
+            return Ok(ExpiringCredentials::new(credentials, None));
+        }
+        let profile = ProfileSource::new(
+            self.env.clone(),
+            None,
+            self.http.clone(),
+            self.clock.clone(),
+        );
+        if let Some(credentials) = profile.fetch_in(&shared).await? {
+            return Ok(credentials);
+        }
+        if let Some(web_identity) = WebIdentity::from_env(self.env.as_ref()) {
+            let region = shared.region()?;
+            return web_identity?
+                .fetch(
+                    &self.http,
+                    self.env.as_ref(),
+                    region.as_deref(),
+                    self.clock.as_ref(),
+                )
+                .await;
+        }
+        let container = ContainerProvider::with_http(self.env.clone(), self.http.clone());
+        if container.is_configured() {
+            return container.fetch().await;
+        }
+        let imds = ImdsProvider::with_http(self.env.clone(), self.http.clone());
+        let mut tried = Vec::new();
+        if !imds.is_disabled() {
+            match imds.fetch().await {
+                Ok(credentials) => return Ok(credentials),
+                Err(error) => tried.push(error),
+            }
+        }
+        Err(Error::NoCredentials {
+            profile: shared.profile_name().to_owned(),
+            tried,
+        })
+    }
+}
+
+impl ExpiringSource for ChainSource {
+    fn fetch(&self) -> FetchFuture<'_> {
+        Box::pin(self.walk())
+    }
+}
+
+impl fmt::Debug for ChainSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChainSource").finish_non_exhaustive()
+    }
+}
+
+impl Default for DefaultChain {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for DefaultChain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DefaultChain").finish_non_exhaustive()
+    }
+}
+
+impl CredentialsProvider for DefaultChain {
+    fn credentials(&self) -> CredentialsFuture<'_> {
+        self.cache.credentials()
+    }
+
+    fn invalidate(&self, rejected: &Credentials) {
+        self.cache.invalidate(rejected);
+    }
+}

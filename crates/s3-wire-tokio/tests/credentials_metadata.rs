@@ -1,0 +1,716 @@
+//! The instance metadata (IMDSv2) and container endpoint credential sources against
+//! loopback fakes. Every source is configured through a `MapEnv`, never the process
+//! environment.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http::Method;
+use s3_wire_tokio::credentials::{
+    CachingProvider, ContainerProvider, CredentialsProvider, Error, ExpiringSource, ImdsClient,
+    ImdsProvider, MapEnv, Origin, SourceErrorKind,
+};
+use support::endpoint::{Answer, Endpoint, Request};
+
+const ACCESS_KEY: &str = "ASIAMETADATAEXAMPLE";
+const SECRET_KEY: &str = "metadata-secret-key-DO-NOT-PRINT";
+const SESSION_TOKEN: &str = "metadata-session-token-DO-NOT-PRINT";
+/// Prefix of the IMDS session tokens the fake issues.
+const IMDS_TOKEN: &str = "imds-session-token-DO-NOT-PRINT";
+const AUTH_TOKEN: &str = "container-auth-token-DO-NOT-PRINT";
+const ROLE: &str = "app-role";
+const EXPIRATION: &str = "2099-01-02T03:04:05Z";
+/// `EXPIRATION` in seconds since the Unix epoch.
+const EXPIRATION_SECS: u64 = 4_071_006_245;
+
+fn credentials_document(code: Option<&str>) -> String {
+    let code = code.map_or(String::new(), |c| format!("\"Code\": \"{c}\", "));
+    format!(
+        "{{{code}\"LastUpdated\": \"2024-01-01T00:00:00Z\", \"Type\": \"AWS-HMAC\", \
+         \"AccessKeyId\": \"{ACCESS_KEY}\", \"SecretAccessKey\": \"{SECRET_KEY}\", \
+         \"Token\": \"{SESSION_TOKEN}\", \"Expiration\": \"{EXPIRATION}\"}}"
+    )
+}
+
+/// Fails unless neither the `Display` nor the `Debug` of `error` shows a secret.
+fn assert_no_secret(error: &Error) {
+    let shown = format!("{error} | {error:?} | {error:#?}");
+    for secret in [SECRET_KEY, SESSION_TOKEN, IMDS_TOKEN, AUTH_TOKEN] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+}
+
+fn assert_credentials(credentials: &s3_wire_tokio::credentials::ExpiringCredentials) {
+    let keys = credentials.credentials();
+    assert_eq!(keys.access_key_id(), ACCESS_KEY);
+    assert_eq!(keys.secret_access_key(), SECRET_KEY);
+    assert_eq!(keys.session_token(), Some(SESSION_TOKEN));
+    assert_eq!(
+        credentials.expiration(),
+        Some(UNIX_EPOCH + Duration::from_secs(EXPIRATION_SECS))
+    );
+}
+
+fn source_kind(error: &Error) -> (&Origin, &SourceErrorKind) {
+    match error {
+        Error::Source { origin, kind } => (origin, kind),
+        other => panic!("expected a source error, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// IMDSv2
+// ---------------------------------------------------------------------------------------------
+
+/// What the IMDS fake does; the tests change it between calls.
+#[derive(Default)]
+struct ImdsState {
+    /// The token GETs must carry (the last one issued), unless revoked.
+    valid_token: Mutex<Option<String>>,
+    issued: AtomicUsize,
+    /// Answer the role listing with 404 (no instance profile).
+    no_role: AtomicBool,
+    /// Answer this many of the next role-credentials GETs with 500.
+    failures: AtomicU32,
+    /// Answer every GET with 401, whatever the token.
+    always_unauthorized: AtomicBool,
+    /// Delay every answer this much (milliseconds).
+    stall_ms: AtomicU32,
+}
+
+struct ImdsFake {
+    endpoint: Endpoint,
+    state: Arc<ImdsState>,
+}
+
+impl ImdsFake {
+    fn start() -> Self {
+        let state = Arc::new(ImdsState::default());
+        let shared = state.clone();
+        let endpoint = Endpoint::start(move |request| {
+            let answer = imds_answer(&shared, request);
+            match shared.stall_ms.load(Ordering::SeqCst) {
+                0 => answer,
+                ms => answer.delayed(Duration::from_millis(ms.into())),
+            }
+        });
+        Self { endpoint, state }
+    }
+
+    fn env(&self) -> MapEnv {
+        MapEnv::new().with_var("AWS_EC2_METADATA_SERVICE_ENDPOINT", self.endpoint.url())
+    }
+
+    fn provider(&self) -> ImdsProvider {
+        ImdsProvider::with_env(Arc::new(self.env()))
+            .with_timeout(Duration::from_millis(500))
+            .with_attempts(2)
+    }
+
+    /// The service forgets its tokens (as when one expires server-side).
+    fn revoke_tokens(&self) {
+        *self.state.valid_token.lock().unwrap() = None;
+    }
+
+    fn requests(&self) -> Vec<Request> {
+        self.endpoint.requests()
+    }
+
+    fn puts(&self) -> usize {
+        self.requests()
+            .iter()
+            .filter(|r| r.method == Method::PUT)
+            .count()
+    }
+
+    /// Method and path of every request, in order.
+    fn log(&self) -> Vec<String> {
+        self.requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path()))
+            .collect()
+    }
+}
+
+fn imds_answer(state: &ImdsState, request: &Request) -> Answer {
+    if request.path() == "/latest/api/token" {
+        if request.method != Method::PUT {
+            return Answer::new(405, "");
+        }
+        if request.header("x-aws-ec2-metadata-token-ttl-seconds") != Some("21600") {
+            return Answer::new(400, "missing or invalid TTL header");
+        }
+        let n = state.issued.fetch_add(1, Ordering::SeqCst) + 1;
+        let token = format!("{IMDS_TOKEN}-{n}");
+        *state.valid_token.lock().unwrap() = Some(token.clone());
+        return Answer::ok(token).with_header("x-aws-ec2-metadata-token-ttl-seconds", "21600");
+    }
+    if request.method != Method::GET {
+        return Answer::new(405, "");
+    }
+    let valid = state.valid_token.lock().unwrap().clone();
+    let presented = request.header("x-aws-ec2-metadata-token");
+    if state.always_unauthorized.load(Ordering::SeqCst)
+        || valid.is_none()
+        || presented != valid.as_deref()
+    {
+        return Answer::new(401, "");
+    }
+    match request.path() {
+        "/latest/meta-data/iam/security-credentials/" => {
+            if state.no_role.load(Ordering::SeqCst) {
+                Answer::new(404, "<html>Not Found</html>")
+            } else {
+                Answer::ok(format!("{ROLE}\n"))
+            }
+        }
+        path if path == format!("/latest/meta-data/iam/security-credentials/{ROLE}") => {
+            let failing = state
+                .failures
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok();
+            if failing {
+                Answer::new(500, "internal error")
+            } else {
+                Answer::ok(credentials_document(Some("Success")))
+            }
+        }
+        "/latest/meta-data/placement/region" => Answer::ok("eu-west-3\n"),
+        _ => Answer::new(404, ""),
+    }
+}
+
+#[tokio::test]
+async fn imds_credentials_with_a_session_token_reused_across_fetches() {
+    let fake = ImdsFake::start();
+    let provider = fake.provider();
+    assert!(!provider.is_disabled());
+
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_credentials(&provider.fetch().await.unwrap());
+
+    let role_path = format!("GET /latest/meta-data/iam/security-credentials/{ROLE}");
+    let list_path = "GET /latest/meta-data/iam/security-credentials/";
+    assert_eq!(
+        fake.log(),
+        [
+            "PUT /latest/api/token",
+            list_path,
+            &role_path,
+            list_path,
+            &role_path
+        ]
+    );
+    // Every GET carried the one token issued.
+    let issued = format!("{IMDS_TOKEN}-1");
+    for request in fake.requests().iter().filter(|r| r.method == Method::GET) {
+        assert_eq!(
+            request.header("x-aws-ec2-metadata-token"),
+            Some(issued.as_str())
+        );
+    }
+
+    // The region shares the token.
+    assert_eq!(provider.client().region().await.unwrap(), "eu-west-3");
+    assert_eq!(fake.puts(), 1);
+    let last = fake.requests().pop().unwrap();
+    assert_eq!(last.path(), "/latest/meta-data/placement/region");
+    assert_eq!(
+        last.header("x-aws-ec2-metadata-token"),
+        Some(issued.as_str())
+    );
+}
+
+#[tokio::test]
+async fn imds_region_lookup() {
+    let fake = ImdsFake::start();
+    let client = ImdsClient::with_env(Arc::new(fake.env()));
+    assert_eq!(client.region().await.unwrap(), "eu-west-3");
+    assert_eq!(
+        fake.log(),
+        [
+            "PUT /latest/api/token",
+            "GET /latest/meta-data/placement/region"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn imds_401_gets_a_new_token_and_retries_once() {
+    let fake = ImdsFake::start();
+    let provider = fake.provider();
+    assert_credentials(&provider.fetch().await.unwrap());
+    fake.revoke_tokens();
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_eq!(fake.puts(), 2);
+    let log = fake.log();
+    assert_eq!(
+        log[3..],
+        [
+            "GET /latest/meta-data/iam/security-credentials/",
+            "PUT /latest/api/token",
+            "GET /latest/meta-data/iam/security-credentials/",
+            &format!("GET /latest/meta-data/iam/security-credentials/{ROLE}"),
+        ]
+    );
+    let last = fake.requests().pop().unwrap();
+    let second = format!("{IMDS_TOKEN}-2");
+    assert_eq!(
+        last.header("x-aws-ec2-metadata-token"),
+        Some(second.as_str())
+    );
+
+    // A service that refuses every token: one renewal, then the 401 is the error.
+    let fake = ImdsFake::start();
+    fake.state.always_unauthorized.store(true, Ordering::SeqCst);
+    let error = fake.provider().fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    let (origin, kind) = source_kind(&error);
+    assert_eq!(origin, &Origin::InstanceMetadata);
+    assert!(
+        matches!(kind, SourceErrorKind::Status { status: 401, .. }),
+        "{kind:?}"
+    );
+    assert!(!error.is_transient());
+    assert_eq!(
+        fake.log(),
+        [
+            "PUT /latest/api/token",
+            "GET /latest/meta-data/iam/security-credentials/",
+            "PUT /latest/api/token",
+            "GET /latest/meta-data/iam/security-credentials/",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn imds_outage_is_retried_once_and_transient() {
+    let role_gets = |fake: &ImdsFake| {
+        fake.requests()
+            .iter()
+            .filter(|r| r.path().ends_with(ROLE))
+            .count()
+    };
+
+    let fake = ImdsFake::start();
+    fake.state.failures.store(1, Ordering::SeqCst);
+    assert_credentials(&fake.provider().fetch().await.unwrap());
+    assert_eq!(role_gets(&fake), 2);
+
+    let fake = ImdsFake::start();
+    fake.state.failures.store(2, Ordering::SeqCst);
+    let error = fake.provider().fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::Status { status: 500, .. }
+        ),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    assert_eq!(role_gets(&fake), 2);
+    assert_eq!(fake.puts(), 1);
+}
+
+#[tokio::test]
+async fn imds_without_a_role_says_so() {
+    let fake = ImdsFake::start();
+    fake.state.no_role.store(true, Ordering::SeqCst);
+    let error = fake.provider().fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    assert!(!error.is_transient());
+    let text = error.to_string();
+    assert!(text.contains("no IAM role is attached"), "{text}");
+    assert!(text.contains("instance profile"), "{text}");
+    assert!(
+        matches!(
+            source_kind(&error),
+            (
+                Origin::InstanceMetadata,
+                SourceErrorKind::Status { status: 404, .. }
+            )
+        ),
+        "{error:?}"
+    );
+    // No credentials were asked for.
+    assert_eq!(
+        fake.log(),
+        [
+            "PUT /latest/api/token",
+            "GET /latest/meta-data/iam/security-credentials/"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn imds_stalled_endpoint_times_out_within_the_limit() {
+    let fake = ImdsFake::start();
+    fake.state.stall_ms.store(5_000, Ordering::SeqCst);
+    let provider = ImdsProvider::with_env(Arc::new(fake.env()))
+        .with_timeout(Duration::from_millis(300))
+        .with_attempts(2);
+    let started = Instant::now();
+    let error = provider.fetch().await.unwrap_err();
+    let elapsed = started.elapsed();
+    assert_no_secret(&error);
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::Timeout(limit) if *limit == Duration::from_millis(300)
+        ),
+        "{error:?}"
+    );
+    assert!(error.is_transient());
+    // Two attempts of 300 ms each, not the 5 s the endpoint stalls for.
+    assert!(elapsed >= Duration::from_millis(600), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    assert_eq!(
+        fake.log(),
+        ["PUT /latest/api/token", "PUT /latest/api/token"]
+    );
+}
+
+#[tokio::test]
+async fn imds_disabled_or_refused_endpoint_sends_nothing() {
+    let fake = ImdsFake::start();
+    for value in ["true", "TRUE"] {
+        let env = fake.env().with_var("AWS_EC2_METADATA_DISABLED", value);
+        let provider = ImdsProvider::with_env(Arc::new(env));
+        assert!(provider.is_disabled());
+        for error in [
+            provider.fetch().await.unwrap_err(),
+            provider.client().region().await.unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    source_kind(&error),
+                    (
+                        Origin::InstanceMetadata,
+                        SourceErrorKind::Disabled {
+                            variable: "AWS_EC2_METADATA_DISABLED"
+                        }
+                    )
+                ),
+                "{error:?}"
+            );
+        }
+    }
+    // 0.0.0.0 reaches this machine, but is not a loopback address: refused before sending.
+    let env = MapEnv::new().with_var(
+        "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+        format!("http://0.0.0.0:{}", fake.endpoint.addr.port()),
+    );
+    let error = ImdsProvider::with_env(Arc::new(env))
+        .fetch()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::ForbiddenEndpoint { .. }
+        ),
+        "{error:?}"
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.log());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Container endpoint
+// ---------------------------------------------------------------------------------------------
+
+const CREDENTIALS_PATH: &str = "/v1/credentials";
+
+struct ContainerFake {
+    endpoint: Endpoint,
+    /// The `Authorization` value the fake accepts.
+    expected: Arc<Mutex<String>>,
+    /// Answer this many of the next requests with 503.
+    failures: Arc<AtomicU32>,
+}
+
+impl ContainerFake {
+    fn start(expected: &str) -> Self {
+        let expected = Arc::new(Mutex::new(expected.to_owned()));
+        let failures = Arc::new(AtomicU32::new(0));
+        let (accept, failing) = (expected.clone(), failures.clone());
+        let endpoint = Endpoint::start(move |request| {
+            if request.method != Method::GET || request.path() != CREDENTIALS_PATH {
+                return Answer::new(404, "");
+            }
+            if failing
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+            {
+                return Answer::new(503, "");
+            }
+            match request.header("authorization") {
+                None => Answer::new(
+                    401,
+                    r#"{"code":"Unauthorized","message":"no authorization token"}"#,
+                ),
+                Some(token) if token != *accept.lock().unwrap() => Answer::new(
+                    403,
+                    r#"{"code":"AccessDenied","message":"the authorization token is not valid"}"#,
+                ),
+                Some(_) => Answer::ok(credentials_document(None)),
+            }
+        });
+        Self {
+            endpoint,
+            expected,
+            failures,
+        }
+    }
+
+    fn env(&self) -> MapEnv {
+        MapEnv::new().with_var(
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            format!("{}{CREDENTIALS_PATH}", self.endpoint.url()),
+        )
+    }
+
+    fn authorizations(&self) -> Vec<Option<String>> {
+        self.endpoint
+            .requests()
+            .iter()
+            .map(|r| r.header("authorization").map(str::to_owned))
+            .collect()
+    }
+}
+
+fn container(env: MapEnv) -> ContainerProvider {
+    ContainerProvider::with_env(Arc::new(env))
+        .with_timeout(Duration::from_millis(500))
+        .with_attempts(2)
+}
+
+#[tokio::test]
+async fn container_token_from_the_file_wins_and_is_reread() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("eks-pod-identity-token");
+    std::fs::write(&file, format!("{AUTH_TOKEN}\n")).unwrap();
+    let env = fake
+        .env()
+        .with_var(
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+            file.to_str().unwrap(),
+        )
+        .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", "variable-token-loses");
+    let provider = container(env);
+    assert!(provider.is_configured());
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_eq!(fake.authorizations(), [Some(AUTH_TOKEN.to_owned())]);
+
+    // EKS rotates the file: the next fetch sends the new content.
+    let rotated = format!("{AUTH_TOKEN}-rotated");
+    std::fs::write(&file, &rotated).unwrap();
+    *fake.expected.lock().unwrap() = rotated.clone();
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_eq!(fake.authorizations()[1].as_deref(), Some(rotated.as_str()));
+}
+
+#[tokio::test]
+async fn container_token_from_the_variable() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let provider = container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN),
+    );
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_eq!(fake.authorizations(), [Some(AUTH_TOKEN.to_owned())]);
+}
+
+#[tokio::test]
+async fn container_wrong_or_missing_token_is_a_status_error() {
+    let fake = ContainerFake::start("the-right-token");
+    let provider = container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN),
+    );
+    let error = provider.fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    assert!(!error.is_transient());
+    match source_kind(&error) {
+        (Origin::Container, SourceErrorKind::Status { status, code, .. }) => {
+            assert_eq!((*status, code.as_deref()), (403, Some("AccessDenied")));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Not retried: a refusal is not transient.
+    assert_eq!(fake.authorizations().len(), 1);
+
+    let error = container(fake.env()).fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::Status { status: 401, .. }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(fake.authorizations()[1], None);
+}
+
+#[tokio::test]
+async fn container_invalid_token_or_file_sends_nothing() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let injected = format!("{AUTH_TOKEN}\r\nX-Injected: yes");
+    let error = container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", injected.as_str()),
+    )
+    .fetch()
+    .await
+    .unwrap_err();
+    assert_no_secret(&error);
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::Misconfigured { setting, .. } if setting == "AWS_CONTAINER_AUTHORIZATION_TOKEN"
+        ),
+        "{error:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("absent-token");
+    let error = container(fake.env().with_var(
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+        missing.to_str().unwrap(),
+    ))
+    .fetch()
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(source_kind(&error).1, SourceErrorKind::File { path, .. } if *path == missing),
+        "{error:?}"
+    );
+    assert!(fake.endpoint.requests().is_empty());
+}
+
+#[tokio::test]
+async fn container_refused_full_uri_host_sends_nothing() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let port = fake.endpoint.addr.port();
+    // Both reach this machine's loopback listener, but neither is a loopback address.
+    for uri in [
+        format!("http://0.0.0.0:{port}{CREDENTIALS_PATH}"),
+        format!("http://[::ffff:127.0.0.1]:{port}{CREDENTIALS_PATH}"),
+    ] {
+        let env = MapEnv::new()
+            .with_var("AWS_CONTAINER_CREDENTIALS_FULL_URI", uri.as_str())
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN);
+        let error = container(env).fetch().await.unwrap_err();
+        assert_no_secret(&error);
+        match source_kind(&error) {
+            (Origin::Container, SourceErrorKind::ForbiddenEndpoint { url, reason }) => {
+                assert_eq!(url, &uri);
+                assert!(reason.contains("169.254.170.23"), "{reason}");
+            }
+            other => panic!("{uri}: {other:?}"),
+        }
+    }
+    assert!(fake.endpoint.requests().is_empty());
+    // The same fake through its loopback address works, so the refusal was the check's.
+    let provider = container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN),
+    );
+    assert_credentials(&provider.fetch().await.unwrap());
+}
+
+#[tokio::test]
+async fn container_outage_is_retried_once_and_transient() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let provider = container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN),
+    );
+    fake.failures.store(1, Ordering::SeqCst);
+    assert_credentials(&provider.fetch().await.unwrap());
+    assert_eq!(fake.authorizations().len(), 2);
+
+    fake.failures.store(2, Ordering::SeqCst);
+    let error = provider.fetch().await.unwrap_err();
+    assert_no_secret(&error);
+    assert!(error.is_transient(), "{error:?}");
+    assert!(
+        matches!(
+            source_kind(&error).1,
+            SourceErrorKind::Status { status: 503, .. }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(fake.authorizations().len(), 4);
+}
+
+#[tokio::test]
+async fn container_stalled_endpoint_times_out() {
+    let endpoint =
+        Endpoint::start(|_| Answer::ok(credentials_document(None)).delayed(Duration::from_secs(5)));
+    let env = MapEnv::new().with_var(
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        format!("{}{CREDENTIALS_PATH}", endpoint.url()),
+    );
+    let provider = ContainerProvider::with_env(Arc::new(env))
+        .with_timeout(Duration::from_millis(250))
+        .with_attempts(1);
+    let started = Instant::now();
+    let error = provider.fetch().await.unwrap_err();
+    assert!(
+        matches!(source_kind(&error).1, SourceErrorKind::Timeout(_)),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(endpoint.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn container_credentials_are_served_from_the_cache() {
+    let fake = ContainerFake::start(AUTH_TOKEN);
+    let provider = CachingProvider::new(container(
+        fake.env()
+            .with_var("AWS_CONTAINER_AUTHORIZATION_TOKEN", AUTH_TOKEN),
+    ));
+    let first = provider.credentials().await.unwrap();
+    let second = provider.credentials().await.unwrap();
+    assert_eq!(first, second);
+    assert_eq!(first.secret_access_key(), SECRET_KEY);
+    assert_eq!(fake.authorizations().len(), 1);
+    // The expiration is decades away.
+    assert!(SystemTime::now() < UNIX_EPOCH + Duration::from_secs(EXPIRATION_SECS));
+}
+
+#[tokio::test]
+async fn the_default_chain_and_the_builder_fall_back_to_instance_metadata() {
+    let fake = ImdsFake::start();
+    let env = Arc::new(fake.env());
+    let chain = s3_wire_tokio::credentials::DefaultChain::with_env(env.clone());
+    let credentials = chain.credentials().await.unwrap();
+    assert_eq!(credentials.access_key_id(), ACCESS_KEY);
+    assert_eq!(credentials.secret_access_key(), SECRET_KEY);
+    assert_eq!(chain.region().await.unwrap().as_deref(), Some("eu-west-3"));
+
+    let client = s3_wire_tokio::ClientBuilder::load_from_env_with(env)
+        .await
+        .build()
+        .unwrap();
+    assert_eq!(client.region(), "eu-west-3");
+
+    // A configured endpoint (a MinIO, say) is not in an AWS region: no question to IMDS.
+    let asked = fake.requests().len();
+    let elsewhere = Arc::new(
+        fake.env()
+            .with_var("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+    );
+    let client = s3_wire_tokio::ClientBuilder::load_from_env_with(elsewhere)
+        .await
+        .build()
+        .unwrap();
+    assert_eq!(client.region(), s3_wire_tokio::DEFAULT_REGION);
+    assert_eq!(fake.requests().len(), asked);
+}
