@@ -38,30 +38,11 @@ fn assume_role_answer(action: &str, n: u32) -> Answer {
     .with_header("content-type", "text/xml")
 }
 
-/// RFC 3339 in UTC, seconds precision.
+/// RFC 3339 in UTC, as STS writes it.
 fn httpdate_iso(time: SystemTime) -> String {
-    let seconds = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let days = seconds / 86_400;
-    let rem = seconds % 86_400;
-    // Civil date from days since the epoch (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    s3_wire_tokio::s3_xml::Timestamp::from_system_time(time)
+        .expect("a time after 1970")
+        .to_string()
 }
 
 /// A fake STS: AssumeRole must be signed (service `sts`) by a secret it issued (or the

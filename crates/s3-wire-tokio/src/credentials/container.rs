@@ -16,8 +16,7 @@ use http::header::{ACCEPT, AUTHORIZATION};
 use http::{HeaderMap, HeaderValue, Method};
 
 use super::documents::parse_container_credentials;
-use super::http::{Exchange, Http, checked_endpoint, is_loopback, status_error};
-use super::imds::send_retrying;
+use super::http::{Exchange, Http, Reach, checked_endpoint, is_loopback, status_error};
 use super::{
     Env, Error, ExpiringCredentials, ExpiringSource, FetchFuture, Origin, ProcessEnv,
     SourceErrorKind, env_var,
@@ -204,21 +203,29 @@ impl ContainerProvider {
     async fn credentials(&self) -> Result<ExpiringCredentials, Error> {
         let url = self.url()?;
         let authorization = self.authorization().await?;
-        let answer = send_retrying(&self.http, &ORIGIN, self.attempts, || {
-            let mut headers = HeaderMap::new();
-            headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-            if let Some(value) = &authorization {
-                headers.insert(AUTHORIZATION, value.clone());
-            }
-            Exchange {
-                method: Method::GET,
-                url: &url,
-                headers,
-                body: Bytes::new(),
-                timeout: self.timeout,
-            }
-        })
-        .await?;
+        let answer = self
+            .http
+            .send_retrying(
+                Reach::Metadata,
+                &ORIGIN,
+                self.attempts,
+                Duration::ZERO,
+                || {
+                    let mut headers = HeaderMap::new();
+                    headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+                    if let Some(value) = &authorization {
+                        headers.insert(AUTHORIZATION, value.clone());
+                    }
+                    Exchange {
+                        method: Method::GET,
+                        url: &url,
+                        headers,
+                        body: Bytes::new(),
+                        timeout: self.timeout,
+                    }
+                },
+            )
+            .await?;
         if !answer.is_success() {
             return Err(fail(status_error(&answer)));
         }

@@ -131,6 +131,35 @@ impl Http {
     }
 }
 
+impl Http {
+    /// Sends the exchange `make` builds, up to `attempts` times in all while it fails
+    /// transiently (unreachable, timed out, or an answer [`status_error`] calls transient:
+    /// 5xx, 429, throttling), waiting `pause` (doubled each time) in between. The last
+    /// answer is returned whatever its status.
+    pub(crate) async fn send_retrying<'u>(
+        &self,
+        reach: Reach,
+        origin: &Origin,
+        attempts: u32,
+        pause: Duration,
+        make: impl Fn() -> Exchange<'u>,
+    ) -> Result<Answer, Error> {
+        let mut attempt = 1;
+        loop {
+            let result = self.send(reach, make(), origin).await;
+            let transient = match &result {
+                Ok(answer) => !answer.is_success() && status_error(answer).is_transient(),
+                Err(error) => error.is_transient(),
+            };
+            if !transient || attempt >= attempts {
+                return result;
+            }
+            tokio::time::sleep(pause * (1 << (attempt - 1))).await;
+            attempt += 1;
+        }
+    }
+}
+
 /// Checks that credentials may be sent to `url`: HTTPS anywhere, plain HTTP only to a
 /// loopback address or to a host `also_plain` accepts (the metadata addresses). Returns
 /// the URL without a trailing `/`.

@@ -240,18 +240,26 @@ impl ImdsClient {
         let mut refused = None;
         loop {
             let token = self.token(&endpoint, refused.as_ref()).await?;
-            let answer = send_retrying(&self.http, &ORIGIN, self.attempts, || {
-                let mut headers = HeaderMap::new();
-                headers.insert(TOKEN_HEADER, token.clone());
-                Exchange {
-                    method: Method::GET,
-                    url: &url,
-                    headers,
-                    body: Bytes::new(),
-                    timeout: self.timeout,
-                }
-            })
-            .await?;
+            let answer = self
+                .http
+                .send_retrying(
+                    Reach::Metadata,
+                    &ORIGIN,
+                    self.attempts,
+                    Duration::ZERO,
+                    || {
+                        let mut headers = HeaderMap::new();
+                        headers.insert(TOKEN_HEADER, token.clone());
+                        Exchange {
+                            method: Method::GET,
+                            url: &url,
+                            headers,
+                            body: Bytes::new(),
+                            timeout: self.timeout,
+                        }
+                    },
+                )
+                .await?;
             if answer.status == 401 && refused.is_none() {
                 refused = Some(token);
                 continue;
@@ -283,18 +291,26 @@ impl ImdsClient {
     async fn new_token(&self, endpoint: &str) -> Result<Token, Error> {
         let url = format!("{endpoint}{TOKEN_PATH}");
         let asked_at = Instant::now();
-        let answer = send_retrying(&self.http, &ORIGIN, self.attempts, || {
-            let mut headers = HeaderMap::new();
-            headers.insert(TOKEN_TTL_HEADER, HeaderValue::from(TOKEN_TTL.as_secs()));
-            Exchange {
-                method: Method::PUT,
-                url: &url,
-                headers,
-                body: Bytes::new(),
-                timeout: self.timeout,
-            }
-        })
-        .await?;
+        let answer = self
+            .http
+            .send_retrying(
+                Reach::Metadata,
+                &ORIGIN,
+                self.attempts,
+                Duration::ZERO,
+                || {
+                    let mut headers = HeaderMap::new();
+                    headers.insert(TOKEN_TTL_HEADER, HeaderValue::from(TOKEN_TTL.as_secs()));
+                    Exchange {
+                        method: Method::PUT,
+                        url: &url,
+                        headers,
+                        body: Bytes::new(),
+                        timeout: self.timeout,
+                    }
+                },
+            )
+            .await?;
         if !answer.is_success() {
             return Err(fail(status_error(&answer)));
         }
@@ -348,29 +364,6 @@ fn is_metadata_address(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     bare.parse::<IpAddr>()
         .is_ok_and(|ip| ip == IPV4_ADDRESS || ip == IPV6_ADDRESS)
-}
-
-/// Sends the exchange `make` builds, up to `attempts` times in all while it fails
-/// transiently (unreachable, timed out, 5xx or 429). The last answer is returned whatever
-/// its status.
-pub(super) async fn send_retrying<'u>(
-    http: &Http,
-    origin: &Origin,
-    attempts: u32,
-    make: impl Fn() -> Exchange<'u>,
-) -> Result<Answer, Error> {
-    let mut attempt = 1;
-    loop {
-        let result = http.send(Reach::Metadata, make(), origin).await;
-        let transient = match &result {
-            Ok(answer) => answer.status >= 500 || answer.status == 429,
-            Err(error) => error.is_transient(),
-        };
-        if !transient || attempt >= attempts {
-            return result;
-        }
-        attempt += 1;
-    }
 }
 
 /// Credentials of the EC2 instance's role, from instance metadata (IMDSv2 only), through

@@ -15,6 +15,8 @@ use super::{Credentials, Env, Error, ExpiringCredentials, Origin, SourceErrorKin
 /// How long one STS call may take, and how often a transient failure is retried.
 const TIMEOUT: Duration = Duration::from_secs(10);
 const ATTEMPTS: u32 = 3;
+/// The first pause between attempts; doubled after each.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
 static GENERIC: SigningSettings = SigningSettings::generic();
 
@@ -119,8 +121,8 @@ pub(crate) async fn assume_role_with_web_identity(
     call(http, endpoint, body, &origin, |_, _| Ok(())).await
 }
 
-/// Sends the form (signed by `authorize`), retrying transient failures, and decodes the
-/// credentials.
+/// Sends the form (signed by `authorize` at each attempt), retrying transient failures,
+/// and decodes the credentials.
 async fn call(
     http: &Http,
     endpoint: &StsEndpoint,
@@ -128,42 +130,26 @@ async fn call(
     origin: &Origin,
     authorize: impl Fn(&mut HeaderMap, &[u8]) -> Result<(), Error>,
 ) -> Result<ExpiringCredentials, Error> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/x-www-form-urlencoded; charset=utf-8"),
-        );
-        authorize(&mut headers, &body)?;
-        let result = http
-            .send(
-                Reach::Service,
-                Exchange {
-                    method: Method::POST,
-                    url: &endpoint.url,
-                    headers,
-                    body: body.clone(),
-                    timeout: TIMEOUT,
-                },
-                origin,
-            )
-            .await
-            .and_then(|answer| {
-                if answer.is_success() {
-                    decode(&answer.body, origin)
-                } else {
-                    Err(Error::from_source(origin.clone(), status_error(&answer)))
-                }
-            });
-        match result {
-            Err(error) if error.is_transient() && attempt < ATTEMPTS => {
-                tokio::time::sleep(Duration::from_millis(100 << attempt)).await;
-            }
-            other => return other,
-        }
+    let mut base = HeaderMap::new();
+    base.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded; charset=utf-8"),
+    );
+    // Signed once: the signature stays valid for the few seconds the retries take.
+    authorize(&mut base, &body)?;
+    let answer = http
+        .send_retrying(Reach::Service, origin, ATTEMPTS, RETRY_PAUSE, || Exchange {
+            method: Method::POST,
+            url: &endpoint.url,
+            headers: base.clone(),
+            body: body.clone(),
+            timeout: TIMEOUT,
+        })
+        .await?;
+    if !answer.is_success() {
+        return Err(Error::from_source(origin.clone(), status_error(&answer)));
     }
+    decode(&answer.body, origin)
 }
 
 fn decode(body: &[u8], origin: &Origin) -> Result<ExpiringCredentials, Error> {
