@@ -149,7 +149,8 @@ impl ClientBuilder {
         builder
     }
 
-    /// [`ClientBuilder::from_env`], plus what only a request can find out: on EC2, when
+    /// [`ClientBuilder::from_env`] without blocking the async thread it runs on, plus what
+    /// only a request can find out: on EC2, when
     /// neither the environment nor the profile sets a region (nor an endpoint), the
     /// instance's region from instance metadata (IMDSv2, about 2 s at most where there is
     /// none; skipped when `AWS_EC2_METADATA_DISABLED=true`). The AWS SDKs'
@@ -159,8 +160,16 @@ impl ClientBuilder {
     }
 
     /// Like [`ClientBuilder::load_from_env`] with the variables and home directory of `env`.
+    /// The shared files are read on a blocking thread.
     pub async fn load_from_env_with(env: Arc<dyn Env>) -> Self {
-        let mut builder = Self::from_env_with(env.clone());
+        let files_env = env.clone();
+        let mut builder =
+            match tokio::task::spawn_blocking(move || Self::from_env_with(files_env)).await {
+                Ok(builder) => builder,
+                Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+                // Cancelled: the runtime is shutting down; read here instead.
+                Err(_) => Self::from_env_with(env.clone()),
+            };
         if builder.region.is_none() && builder.endpoint_url.is_none() && builder.env_error.is_none()
         {
             let imds = ImdsClient::with_env(env);

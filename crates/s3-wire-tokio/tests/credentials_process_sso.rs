@@ -944,3 +944,62 @@ async fn misconfigured_sso_profiles_are_refused_naming_the_setting() {
         Err(Error::ProfileNotFound { .. })
     ));
 }
+
+/// Through the default chain, as `Client::from_env` uses it: `AWS_PROFILE` selects the SSO
+/// profile, and the chain's cache serves the role credentials without asking again.
+#[tokio::test]
+async fn the_default_chain_signs_with_the_sso_profile_s_role() {
+    use s3_wire_tokio::credentials::{CredentialsProvider as _, DefaultChain};
+    let sso = Sso::new(CONFIG, portal(ACCESS_TOKEN), oidc());
+    sso.write_token(SESSION_CACHE_FILE, &token_document(3600, true, 86_400));
+    let env = sso
+        .env()
+        .with_var("AWS_PROFILE", "dev")
+        .with_var("AWS_EC2_METADATA_DISABLED", "true");
+    let chain = DefaultChain::with_env(Arc::new(env));
+    let credentials = chain.credentials().await.unwrap();
+    assert_eq!(credentials.access_key_id(), "ASIASSO");
+    assert_eq!(credentials.secret_access_key(), ROLE_SECRET);
+    assert_eq!(
+        chain.credentials().await.unwrap().session_token(),
+        Some(ROLE_TOKEN)
+    );
+    assert_eq!(sso.portal.requests().len(), 1, "cached");
+}
+
+/// A profile's `credential_process` through the default chain: the command line of the
+/// file is run (no shell) and its output signs.
+#[tokio::test]
+async fn the_default_chain_runs_the_profile_s_credential_process() {
+    use s3_wire_tokio::credentials::{CredentialsProvider as _, DefaultChain};
+    let home = tempfile::tempdir().unwrap();
+    let helper = script(
+        home.path(),
+        "helper with space",
+        &format!(
+            "[ \"$1\" = --account ] && [ \"$2\" = 'a b' ] || exit 9\n\
+             echo '{{\"Version\": 1, \"AccessKeyId\": \"AKIDFROMPROFILE\", \
+             \"SecretAccessKey\": \"{PROCESS_SECRET}\"}}'"
+        ),
+    );
+    std::fs::create_dir(home.path().join(".aws")).unwrap();
+    std::fs::write(
+        home.path().join(".aws/config"),
+        format!(
+            "[profile tool]\ncredential_process = {} --account \"a b\"\n",
+            quoted(&helper)
+        ),
+    )
+    .unwrap();
+    let env = MapEnv::new()
+        .with_home(home.path())
+        .with_var("AWS_PROFILE", "tool")
+        .with_var("AWS_EC2_METADATA_DISABLED", "true");
+    let credentials = DefaultChain::with_env(Arc::new(env))
+        .credentials()
+        .await
+        .unwrap();
+    assert_eq!(credentials.access_key_id(), "AKIDFROMPROFILE");
+    assert_eq!(credentials.secret_access_key(), PROCESS_SECRET);
+    assert_eq!(credentials.session_token(), None);
+}

@@ -530,3 +530,70 @@ async fn expired_token_from_s3_forces_one_refresh_and_one_resigned_retry() {
     assert_eq!(server.requests().len(), 4);
     assert_eq!(sts.requests().len(), 3);
 }
+
+/// The other bases of a role: `credential_source = Environment`, and a `source_profile`
+/// whose credentials come from a `credential_process`.
+#[tokio::test]
+async fn roles_on_environment_keys_and_on_a_credential_process() {
+    let sts = sts("unused");
+    let home = Home::new("", "");
+    let helper = home.dir.path().join("helper");
+    std::fs::write(
+        &helper,
+        format!(
+            "#!/bin/sh\necho '{{\"Version\": 1, \"AccessKeyId\": \"AKIDPROC\", \
+             \"SecretAccessKey\": \"{SECRET_BASE}\"}}'\n"
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        home.dir.path().join(".aws/config"),
+        format!(
+            "[profile from-env]\nrole_arn = arn:aws:iam::111:role/env\ncredential_source = Environment\n\
+             [profile tool]\ncredential_process = {}\n\
+             [profile on-tool]\nrole_arn = arn:aws:iam::111:role/tool\nsource_profile = tool\n",
+            helper.display()
+        ),
+    )
+    .unwrap();
+
+    let env = home
+        .env(&sts)
+        .with_var("AWS_ACCESS_KEY_ID", "AKIDENV")
+        .with_var("AWS_SECRET_ACCESS_KEY", SECRET_BASE);
+    let provider = ProfileProvider::with_env(Arc::new(env), Some("from-env".into()));
+    assert_eq!(
+        provider.credentials().await.unwrap().access_key_id(),
+        "ASIA1"
+    );
+    let request = &sts.requests()[0];
+    assert!(
+        request
+            .header("authorization")
+            .unwrap()
+            .contains("Credential=AKIDENV/")
+    );
+    assert_eq!(
+        request.param("RoleArn").as_deref(),
+        Some("arn:aws:iam::111:role/env")
+    );
+
+    let provider = ProfileProvider::with_env(Arc::new(home.env(&sts)), Some("on-tool".into()));
+    assert_eq!(
+        provider.credentials().await.unwrap().access_key_id(),
+        "ASIA2"
+    );
+    let request = &sts.requests()[1];
+    assert!(
+        request
+            .header("authorization")
+            .unwrap()
+            .contains("Credential=AKIDPROC/")
+    );
+    assert_eq!(
+        request.param("RoleArn").as_deref(),
+        Some("arn:aws:iam::111:role/tool")
+    );
+}
