@@ -58,6 +58,17 @@ impl Error {
         }
     }
 
+    /// True if a listing says `EncodingType=url` but holds values the server did not
+    /// encode ([`s3_xml::ErrorKind::NotUrlEncoded`]): the same request without
+    /// `url_encoding` reads it correctly.
+    pub fn is_unencoded_listing(&self) -> bool {
+        matches!(
+            self,
+            Error::MalformedResponse(MalformedResponse::Xml { error, .. })
+                if matches!(error.kind(), s3_xml::ErrorKind::NotUrlEncoded { .. })
+        )
+    }
+
     /// The S3 service error, if this is one.
     pub fn service_error(&self) -> Option<&S3Error> {
         match self {

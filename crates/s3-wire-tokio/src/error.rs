@@ -302,6 +302,13 @@ impl Error {
         self.inner.outcome_unknown
     }
 
+    /// True if a listing says `EncodingType=url` but holds values the server did not
+    /// encode: the server ignores `encoding-type` (s3s-fs does), and the same request with
+    /// `url_encoding(false)` reads it correctly. The paginators do that on their own.
+    pub fn is_unencoded_listing(&self) -> bool {
+        matches!(&self.inner.kind, ErrorKind::Operation(error) if error.is_unencoded_listing())
+    }
+
     /// True if the operation was attempted more than once.
     pub fn retried(&self) -> bool {
         self.inner.attempts > 1

@@ -24,6 +24,11 @@ where
 {
     /// The request for the page after `output`, `None` after the last page.
     fn next_page(&self, output: &Self::Output) -> Option<Self>;
+
+    /// This request without `encoding-type=url`, if it asks for it.
+    fn without_url_encoding(&self) -> Option<Self> {
+        None
+    }
 }
 
 macro_rules! paginated {
@@ -35,19 +40,33 @@ macro_rules! paginated {
         }
     )*};
 }
-paginated!(
-    ListObjectsV2,
-    ListObjectVersions,
-    ListParts,
-    ListMultipartUploads,
-    ListBuckets
-);
+paginated!(ListParts, ListBuckets);
+
+/// Listings of keys, which ask for `encoding-type=url`.
+macro_rules! paginated_keys {
+    ($($op:ty),*) => {$(
+        impl Paginated for $op {
+            fn next_page(&self, output: &Self::Output) -> Option<Self> {
+                <$op>::next_page(self, output)
+            }
+
+            fn without_url_encoding(&self) -> Option<Self> {
+                self.uses_url_encoding()
+                    .then(|| self.clone().url_encoding(false))
+            }
+        }
+    )*};
+}
+paginated_keys!(ListObjectsV2, ListObjectVersions, ListMultipartUploads);
 
 type PageFuture<O> =
     Pin<Box<dyn Future<Output = (O, Result<<O as Operation>::Output, Error>)> + Send>>;
 
 /// A lazy stream of listing pages, made by the `*_pages` methods of
-/// [`Client`]. Each poll after a page sends the next request; the stream ends
+/// [`Client`]. Each poll after a page sends the next request. A key listing that the server
+/// answers with `EncodingType=url` but unencoded values is asked again without
+/// `encoding-type` (see [`Error::is_unencoded_listing`]), and so are its next pages. The
+/// stream ends
 /// after the last page, after an error (which it yields), or when the service
 /// answers with the same continuation token (markers) that was just sent —
 /// a server bug that would otherwise loop forever.
@@ -92,8 +111,19 @@ where
             };
             let client = this.client.clone();
             this.in_flight = Some(Box::pin(async move {
-                let result = client.send_ref(&op).await;
-                (op, result)
+                match client.send_ref(&op).await {
+                    Err(error) if error.is_unencoded_listing() => match op.without_url_encoding() {
+                        // The server echoes `EncodingType=url` but ignores it: the same page
+                        // again without it. The pages after are asked for without it too,
+                        // as they follow from this request.
+                        Some(raw) => {
+                            let result = client.send_ref(&raw).await;
+                            (raw, result)
+                        }
+                        None => (op, Err(error)),
+                    },
+                    result => (op, result),
+                }
             }));
         }
         let Some(in_flight) = this.in_flight.as_mut() else {

@@ -1738,3 +1738,80 @@ async fn clones_share_one_connection_pool() {
         "sequential requests reuse one kept-alive connection"
     );
 }
+
+/// A ListObjectsV2 page as s3s-fs answers it (recorded from local-s3): it echoes
+/// `EncodingType=url` when asked, but the keys are raw either way.
+fn s3s_fs_listing_page(keys: &[&str], encoding_echoed: bool, next: Option<&str>) -> Reply {
+    let contents: String = keys
+        .iter()
+        .map(|key| {
+            format!(
+                "<Contents><Key>{key}</Key><LastModified>2026-12-01T19:59:01.135Z</LastModified>\
+                 <Size>1</Size></Contents>"
+            )
+        })
+        .collect();
+    let truncation = match next {
+        Some(token) => format!(
+            "<IsTruncated>true</IsTruncated><NextContinuationToken>{token}</NextContinuationToken>"
+        ),
+        None => "<IsTruncated>false</IsTruncated>".to_owned(),
+    };
+    let encoding = if encoding_echoed {
+        "<EncodingType>url</EncodingType>"
+    } else {
+        ""
+    };
+    Reply::ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult \
+         xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>bucket</Name><MaxKeys>2</MaxKeys>\
+         {truncation}{contents}{encoding}</ListBucketResult>"
+    ))
+}
+
+#[tokio::test]
+async fn a_listing_whose_server_ignores_encoding_type_is_asked_again_without_it() {
+    let server = FaultServer::start([
+        // Page 1 asked with encoding-type=url: raw keys under the echo.
+        s3s_fs_listing_page(&["100% done.txt", "a b"], true, Some("t2")),
+        // Page 1 again, without it.
+        s3s_fs_listing_page(&["100% done.txt", "a b"], false, Some("t2")),
+        // Page 2, asked without it from the start.
+        s3s_fs_listing_page(&["a+b", "plain"], false, None),
+    ]);
+    let client = client(&server);
+    let mut pages =
+        client.list_objects_v2_pages(ListObjectsV2::new(s3_wire_tokio::bucket("bucket").unwrap()));
+    let mut keys = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        let page = page.expect("the fallback reads every page");
+        keys.extend(page.result.contents.into_iter().map(|o| o.key));
+    }
+    // `a+b` would have become `a b` had the raw page been decoded.
+    assert_eq!(keys, ["100% done.txt", "a b", "a+b", "plain"]);
+    let queries: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.uri.query().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(queries.len(), 3);
+    assert!(queries[0].contains("encoding-type=url"), "{queries:?}");
+    assert!(!queries[1].contains("encoding-type"), "{queries:?}");
+    assert!(
+        !queries[2].contains("encoding-type") && queries[2].contains("continuation-token=t2"),
+        "{queries:?}"
+    );
+
+    // A single request says what is wrong and what to do.
+    let server = FaultServer::start([s3s_fs_listing_page(&["100% done.txt"], true, None)]);
+    let error = crate::client(&server)
+        .send(ListObjectsV2::new(s3_wire_tokio::bucket("bucket").unwrap()))
+        .await
+        .unwrap_err();
+    assert!(error.is_unencoded_listing(), "{error:?}");
+    let shown = error.to_string();
+    assert!(
+        shown.contains("encoding-type") && shown.contains("url_encoding(false)"),
+        "{shown}"
+    );
+}

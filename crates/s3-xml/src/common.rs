@@ -165,10 +165,33 @@ impl UrlDecoding {
     }
 
     fn value(&self, value: &mut String, element: &'static str) -> Result<(), Error> {
+        if !looks_url_encoded(value) {
+            return Err(Error::new(
+                ErrorKind::NotUrlEncoded { element },
+                self.position,
+            ));
+        }
         percent_decode_form(value).map_err(|problem| {
             Error::new(ErrorKind::InvalidValue { element, problem }, self.position)
         })
     }
+}
+
+/// Whether `value` can be the output of S3's URL encoding: no space (encoded `+`), no
+/// non-ASCII or control character (encoded `%XX`), and every `%` starts an escape. A value
+/// that fails this was sent raw by a server that ignores `encoding-type`. (A raw value
+/// without such characters passes, and decodes to itself unless it holds `+` or `%XX`:
+/// that residue cannot be told from an encoded value.)
+fn looks_url_encoded(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.iter().enumerate().all(|(index, &byte)| match byte {
+        b' ' | 0x00..=0x1f | 0x7f..=0xff => false,
+        b'%' => {
+            bytes.get(index + 1).is_some_and(u8::is_ascii_hexdigit)
+                && bytes.get(index + 2).is_some_and(u8::is_ascii_hexdigit)
+        }
+        _ => true,
+    })
 }
 
 /// Decodes `%XX` and `+` in place.

@@ -120,6 +120,15 @@ pub enum ErrorKind {
         /// What is wrong with it.
         problem: ValueProblem,
     },
+    /// The document says `EncodingType=url`, but `element` holds a character that URL
+    /// encoding never leaves raw (a space, a non-ASCII or control character, a `%` that
+    /// starts no escape): the server ignores `encoding-type` and sent the value as it is,
+    /// so decoding it could change it. The remedy is to list without `encoding-type`
+    /// (s3-ops' `url_encoding(false)`, which the s3-wire client's paginator falls back to).
+    NotUrlEncoded {
+        /// The element holding the raw value.
+        element: &'static str,
+    },
     /// Encoding: a value contains a character that XML 1.0 cannot carry
     /// (U+0000–U+0008, U+000B, U+000C, U+000E–U+001F, U+FFFE, U+FFFF), not
     /// even as a character reference.
@@ -169,6 +178,12 @@ impl fmt::Display for ErrorKind {
                 )
             }
             Self::InvalidValue { element, problem } => write!(f, "invalid <{element}>: {problem}"),
+            Self::NotUrlEncoded { element } => write!(
+                f,
+                "<{element}> is not URL-encoded although the listing says EncodingType=url: the \
+                 server ignores encoding-type (s3s-fs and some other S3-compatible servers do); \
+                 list without it (url_encoding(false))"
+            ),
             Self::Unencodable { field, character } => write!(
                 f,
                 "{field} contains character U+{:04X}, which XML 1.0 cannot represent",

@@ -234,6 +234,12 @@ pub struct ListPartsResult {
 impl DecodeBody for ListPartsResult {
     const ROOT: &'static str = "ListPartsResult";
 
+    /// moto answers `<ListPartsResponse>` with the same content (boto3 ignores the root's
+    /// name): accepting it loses nothing.
+    fn accepts_root(root: &str) -> bool {
+        root == Self::ROOT || root == "ListPartsResponse"
+    }
+
     fn decode_body(r: &mut XmlReader<'_>, _root: &str) -> Result<Self, Error> {
         let mut out = Self::default();
         let mut is_truncated = None;

@@ -969,3 +969,46 @@ fn delete_errors(r: &DeleteResult) -> Vec<DeleteErrorFields<'_>> {
         })
         .collect()
 }
+
+/// moto names the ListParts root `ListPartsResponse`; the content is S3's, and decodes.
+#[test]
+fn moto_list_parts_response_root_is_accepted() {
+    let xml = fixture("moto/ListPartsResponse.xml");
+    let r = decode_list_parts(&xml, &limits()).unwrap();
+    assert_eq!(
+        (r.bucket.as_deref(), r.key.as_deref()),
+        (Some("rec"), Some("big"))
+    );
+    assert_eq!(r.parts.len(), 1);
+    assert_eq!((r.parts[0].part_number, r.parts[0].size), (1, 10));
+    assert_eq!(r.next_part_number_marker, Some(1));
+    assert!(!r.is_truncated);
+    // Any other root is still refused.
+    let other = String::from_utf8(xml)
+        .unwrap()
+        .replace("ListPartsResponse", "ListPartsReply");
+    assert!(matches!(
+        decode_list_parts(other.as_bytes(), &limits())
+            .unwrap_err()
+            .kind(),
+        ErrorKind::UnexpectedRoot { .. }
+    ));
+}
+
+/// s3s-fs echoes `EncodingType=url` but sends keys raw: a key with a space or a lone `%`
+/// proves it, and the error names the quirk instead of returning a changed key.
+#[test]
+fn s3s_fs_unencoded_listing_is_named_not_misread() {
+    let xml = fixture("s3s-fs/ListObjectsV2-encoding-type-ignored.xml");
+    let err = decode_list_objects_v2(&xml, &limits()).unwrap_err();
+    assert_eq!(err.kind(), &ErrorKind::NotUrlEncoded { element: "Key" });
+    let at = usize::try_from(err.position()).unwrap();
+    assert!(xml[..at].ends_with(b"<EncodingType>"), "{err}");
+    // Read as what it is (no EncodingType), every key is right.
+    let raw = String::from_utf8(xml)
+        .unwrap()
+        .replace("<EncodingType>url</EncodingType>", "");
+    let r = decode_list_objects_v2(raw.as_bytes(), &limits()).unwrap();
+    let keys: Vec<&str> = r.contents.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["100% done.txt", "a+b", "plain"]);
+}

@@ -389,16 +389,35 @@ fn url_encoded_listings_are_decoded_and_reported() {
         (false, false, false, false)
     );
 
+    // Values URL encoding never leaves raw: the server sent them unencoded (s3s-fs echoes
+    // EncodingType=url and does that), and decoding them could change them.
+    for raw in ["a%zz", "100%", "a b", "caf\u{e9}", "tab\there"] {
+        let bad = v2(&format!(
+            "{}<EncodingType>url</EncodingType>",
+            contents(raw)
+        ));
+        let err = v2_err(&bad, &Limits::default());
+        assert_eq!(
+            err_at(&bad, &err, "url</EncodingType>"),
+            ErrorKind::NotUrlEncoded { element: "Key" },
+            "{raw:?}"
+        );
+        assert!(err.to_string().contains("encoding-type"), "{err}");
+    }
+    // Escapes that decode to bytes that are not UTF-8 are still invalid values.
     let bad = v2(&format!(
         "{}<EncodingType>url</EncodingType>",
-        contents("a%zz")
+        contents("a%ff")
     ));
-    let err = v2_err(&bad, &Limits::default());
     assert_eq!(
-        err_at(&bad, &err, "url</EncodingType>"),
+        err_at(
+            &bad,
+            &v2_err(&bad, &Limits::default()),
+            "url</EncodingType>"
+        ),
         ErrorKind::InvalidValue {
             element: "Key",
-            problem: ValueProblem::BadPercentEncoding
+            problem: ValueProblem::PercentDecodedNotUtf8
         }
     );
 

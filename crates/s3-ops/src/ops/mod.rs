@@ -184,10 +184,17 @@ macro_rules! listing_setters {
             self
         }
 
-        /// `encoding-type=url` (on by default; keys come back decoded either way).
+        /// `encoding-type=url` (on by default; keys come back decoded either way). Turn it
+        /// off for a server that echoes `EncodingType=url` but sends values unencoded
+        /// ([`Error::is_unencoded_listing`](crate::Error::is_unencoded_listing)).
         pub fn url_encoding(mut self, enabled: bool) -> Self {
             self.scope.url_encoding = enabled;
             self
+        }
+
+        /// Whether `encoding-type=url` is asked for.
+        pub fn uses_url_encoding(&self) -> bool {
+            self.scope.url_encoding
         }
 
         /// `x-amz-expected-bucket-owner`: fail unless the bucket belongs to this account.
