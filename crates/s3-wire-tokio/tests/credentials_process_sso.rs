@@ -694,7 +694,11 @@ async fn a_token_near_expiry_is_refreshed_but_still_used_when_the_refresh_fails(
     sso.write_token(SESSION_CACHE_FILE, &document);
     let credentials = sso.provider("dev").unwrap().fetch().await.unwrap();
     assert_role_credentials(&credentials);
-    assert_eq!(sso.oidc.requests().len(), 1, "a refresh was attempted");
+    assert_eq!(
+        sso.oidc.requests().len(),
+        3,
+        "a refresh was attempted, three times for a 503"
+    );
     assert_eq!(
         sso.read_token(SESSION_CACHE_FILE),
         document,
@@ -842,6 +846,7 @@ async fn the_portal_refusing_the_token_requires_a_login_and_its_outage_is_transi
         matches!(kind(&error), SourceErrorKind::Status { status: 503, .. }),
         "{error:?}"
     );
+    assert_eq!(sso.portal.requests().len(), 3, "three attempts for a 503");
 
     // A malformed answer is a document error that does not quote it.
     let sso = Sso::new(

@@ -41,6 +41,10 @@ pub(crate) const REFRESH_WINDOW: Duration = Duration::from_secs(5 * 60);
 
 /// The deadline of each exchange with the SSO portal and SSO OIDC.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Attempts in all for a transient failure (5xx, 429, unreachable), as for STS, and the
+/// first pause between them (doubled after each).
+const ATTEMPTS: u32 = 3;
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
 /// Role credentials of a profile's SSO configuration.
 #[derive(Debug)]
@@ -207,16 +211,18 @@ impl SsoProvider {
         );
         let answer = self
             .http
-            .send(
+            .send_retrying(
                 Reach::Service,
-                Exchange {
+                &self.origin(),
+                ATTEMPTS,
+                RETRY_PAUSE,
+                || Exchange {
                     method: Method::POST,
                     url: &url,
-                    headers,
+                    headers: headers.clone(),
                     body: Bytes::from(body.to_string()),
                     timeout: EXCHANGE_TIMEOUT,
                 },
-                &self.origin(),
             )
             .await?;
         if !answer.is_success() {
@@ -249,16 +255,18 @@ impl SsoProvider {
         headers.insert(HeaderName::from_static("x-amz-sso_bearer_token"), bearer);
         let answer = self
             .http
-            .send(
+            .send_retrying(
                 Reach::Service,
-                Exchange {
+                &self.origin(),
+                ATTEMPTS,
+                RETRY_PAUSE,
+                || Exchange {
                     method: Method::GET,
                     url: &url,
-                    headers,
+                    headers: headers.clone(),
                     body: Bytes::new(),
                     timeout: EXCHANGE_TIMEOUT,
                 },
-                &self.origin(),
             )
             .await?;
         if matches!(answer.status, 401 | 403) {
