@@ -29,7 +29,7 @@ mod upload;
 mod wake;
 
 pub(crate) use budget::MemoryBudget;
-pub use budget::MemoryUsage;
+pub use budget::{MemoryUsage, TransferMemory};
 pub use copy::{CopyBuilder, CopyOutput};
 pub use download::{Destination, DownloadBuilder, DownloadOutput};
 pub use handle::TransferHandle;

@@ -1,0 +1,429 @@
+//! object_store's own reusable suite (`object_store::integration`, feature `integration`):
+//! every function of it, against `S3WireStore` and against object_store's own `AmazonS3`,
+//! both on the embedded local-s3 (s3s-fs) in the same test run, each function in a fresh
+//! server; and the whole suite on moto where `moto_server` is installed.
+//!
+//! A function that fails on a backend is listed in [`local_s3_gap`] / [`moto_gap`] with the
+//! server's missing feature and the assertion it trips: the test then checks that it fails
+//! exactly there (and fails itself if the function starts passing, so the table stays true).
+//!
+//! ## Results, and where the two backends differ
+//!
+//! On local-s3 (s3s-fs 0.14.1): S3WireStore passes 14 of the 19 functions, AmazonS3 16.
+//!
+//! | function | S3WireStore | AmazonS3 | why |
+//! |---|---|---|---|
+//! | `put_get_delete_list` | gap | gap | s3s-fs answers 500, not 404, for a key that is a "directory" (`test_dir`) |
+//! | `get_opts` | gap | gap | s3s-fs ignores GET/HEAD conditions (200 where 412 is due) |
+//! | `put_opts` | gap | gap | s3s-fs's `If-Match` PUT is not atomic: AmazonS3 loses updates; s3-wire, verifying every GET, already meets an object whose bytes and checksum are two writers' |
+//! | `copy_if_not_exists` | gap | passes | s3s-fs serves a deleted object's checksum with the multipart copy later written under its key: s3-wire's verification refuses those bytes, AmazonS3 checks no checksum |
+//! | `response_extensions` | fails | passes | it looks for a marker that only object_store's own `HttpConnector` middleware inserts (a private type): a store with its own HTTP stack cannot pass it, whatever the server |
+//! | the other 14 | passes | passes | |
+//!
+//! On moto (5.2.1 here, when `moto_server` is installed; `--ignored`): `put_get_delete_list`,
+//! `get_opts` and `put_opts` pass for S3WireStore; every multipart completion of
+//! S3WireStore fails because moto 5.2.1 answers CompleteMultipartUpload with another root
+//! element, which s3-wire's strict decoding refuses (AmazonS3 does not look); moto drops user
+//! metadata for both. See [`moto_gap`].
+//!
+//! The AmazonS3 under test is configured for the server as its own tests are: endpoint,
+//! region and keys of the server, plain HTTP, path style, conditional puts by ETag and
+//! `S3CopyIfNotExists::Multipart` (without a copy-if-not-exists mode `copy_if_not_exists`
+//! answers `NotSupported`). It is built with `aws-base` + `reqwest` + `ring` instead of the
+//! `aws` feature (whose only difference is aws-lc-rs for signing).
+
+mod support;
+
+use std::any::Any;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use object_store::aws::AmazonS3;
+use object_store::integration::*;
+use object_store::list::PaginatedListStore;
+use object_store::multipart::MultipartStore;
+use object_store::{Error, ObjectStore};
+use s3_wire_object_store::S3WireStore;
+use support::Server;
+
+/// Which backend a run is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    S3Wire,
+    AmazonS3,
+}
+
+/// A store the whole suite can run against.
+trait SuiteStore: ObjectStore + MultipartStore + PaginatedListStore {
+    const BACKEND: Backend;
+    fn make(server: &Server, bucket: &str) -> impl Future<Output = Self> + Send;
+}
+
+impl SuiteStore for S3WireStore {
+    const BACKEND: Backend = Backend::S3Wire;
+    async fn make(server: &Server, bucket: &str) -> Self {
+        // local-s3 echoes `encoding-type=url` but sends keys unencoded (the suite's keys
+        // with `%` would be decoded twice); moto encodes them as S3 does.
+        server.s3_wire(bucket, server.is_moto()).await
+    }
+}
+
+impl SuiteStore for AmazonS3 {
+    const BACKEND: Backend = Backend::AmazonS3;
+    async fn make(server: &Server, bucket: &str) -> Self {
+        // With the suite's marker middleware, which `response_extensions` needs; it only
+        // tags responses.
+        server
+            .amazon_s3_builder(bucket)
+            .await
+            .with_http_connector(MarkerHttpConnector::default())
+            .build()
+            .expect("AmazonS3")
+    }
+}
+
+type SuiteFn<S> = fn(Arc<S>) -> BoxFuture<'static, ()>;
+
+/// Every public function of `object_store::integration` 0.14.2, with the arguments
+/// object_store's own S3 test gives them.
+fn suite<S: SuiteStore>() -> Vec<(&'static str, SuiteFn<S>)> {
+    vec![
+        ("put_get_delete_list", |s| {
+            async move { put_get_delete_list(&*s).await }.boxed()
+        }),
+        ("put_get_attributes", |s| {
+            async move { put_get_attributes(&*s).await }.boxed()
+        }),
+        ("get_opts", |s| async move { get_opts(&*s).await }.boxed()),
+        ("put_opts", |s| {
+            async move { put_opts(&*s, true).await }.boxed()
+        }),
+        ("stream_get", |s| {
+            async move { stream_get(&*s).await }.boxed()
+        }),
+        ("list_uses_directories_correctly", |s| {
+            async move { list_uses_directories_correctly(&*s).await }.boxed()
+        }),
+        ("list_with_delimiter", |s| {
+            async move { list_with_delimiter(&*s).await }.boxed()
+        }),
+        ("get_nonexistent_object", |s| {
+            async move {
+                let error = get_nonexistent_object(&*s, None).await.unwrap_err();
+                assert!(matches!(error, Error::NotFound { .. }), "{error}");
+            }
+            .boxed()
+        }),
+        ("rename_and_copy", |s| {
+            async move { rename_and_copy(&*s).await }.boxed()
+        }),
+        ("copy_if_not_exists", |s| {
+            async move { copy_if_not_exists(&*s).await }.boxed()
+        }),
+        ("copy_rename_nonexistent_object", |s| {
+            async move { copy_rename_nonexistent_object(&*s).await }.boxed()
+        }),
+        ("multipart", |s| {
+            async move { multipart(&*s, &*s).await }.boxed()
+        }),
+        ("multipart_with_opts", |s| {
+            async move { multipart_with_opts(&*s, &*s).await }.boxed()
+        }),
+        ("multipart_put_part_out_of_order", |s| {
+            async move { multipart_put_part_out_of_order(&*s, &*s).await }.boxed()
+        }),
+        ("multipart_race_condition", |s| {
+            async move { multipart_race_condition(&*s, true).await }.boxed()
+        }),
+        ("multipart_out_of_order", |s| {
+            async move { multipart_out_of_order(&*s).await }.boxed()
+        }),
+        ("list_paginated", |s| {
+            async move { list_paginated(&*s, &*s).await }.boxed()
+        }),
+        ("list_with_offset_exclusivity", |s| {
+            async move { list_with_offset_exclusivity(&*s).await }.boxed()
+        }),
+        ("response_extensions", |s| {
+            async move { response_extensions(&*s, true).await }.boxed()
+        }),
+    ]
+}
+
+/// A function that cannot pass on a server: the feature it lacks, and the failures of the
+/// suite it leads to there (any one of them: a race can end either way).
+#[derive(Debug, Clone, Copy)]
+struct Gap {
+    lacks: &'static str,
+    fails_with: &'static [&'static str],
+    /// A race the suite provokes: it may also end the way the suite wants.
+    may_pass: bool,
+}
+
+/// What only object_store's HTTP stack can do (any server).
+const NO_OBJECT_STORE_HTTP_STACK: Gap = Gap {
+    lacks: "nothing of the server: the suite checks for a marker that only object_store's \
+            own HttpConnector middleware inserts (a private type), and S3WireStore sends \
+            its requests with s3-wire's client",
+    fails_with: &["PutResult should contain the response extensions"],
+    may_pass: false,
+};
+
+/// s3s-fs: a GET of a key that is a prefix of other keys ("a directory") answers 500, not
+/// 404 (keys are files); the suite's first such GET is of `test_dir`.
+const DIRECTORY_KEY_IS_500: Gap = Gap {
+    lacks: "a 404 for a key that is a directory of other keys (s3s-fs answers 500 InternalError)",
+    fails_with: &["InternalError"],
+    may_pass: false,
+};
+
+/// s3s-fs: GetObject and HeadObject ignore `If-Unmodified-Since` (and the other conditions):
+/// 200 where 412 is due.
+const GET_CONDITIONS_IGNORED: Gap = Gap {
+    lacks: "conditional GetObject/HeadObject (If-Match, If-None-Match, If-Modified-Since, \
+            If-Unmodified-Since are ignored: 200 where 412 or 304 is due)",
+    fails_with: &["Ok(GetResult {"],
+    may_pass: false,
+};
+
+/// s3s-fs: a conditional PutObject (`If-Match`) is not atomic: the suite's five writers
+/// racing on one ETag all succeed. AmazonS3 then counts lost updates; s3-wire, which
+/// verifies every GET's checksum, already finds an object whose bytes and stored checksum
+/// are of two different writers (s3s-fs writes them separately).
+const CONDITIONAL_PUT_NOT_ATOMIC: Gap = Gap {
+    lacks: "atomic conditional PutObject (racing If-Match writes all succeed)",
+    fails_with: &["assertion `left == right` failed", "ChecksumMismatch"],
+    may_pass: true,
+};
+
+/// s3s-fs: DeleteObject leaves the object's stored checksum behind, and a multipart upload
+/// stores none, so an object completed later under that key is served with the deleted
+/// object's checksum. s3-wire verifies it and refuses the bytes; AmazonS3 checks no
+/// checksums and passes.
+const STALE_CHECKSUM_AFTER_DELETE: Gap = Gap {
+    lacks: "dropping an object's checksum with the object (a deleted object's checksum is \
+            served with the next multipart object under its key)",
+    fails_with: &["ChecksumMismatch"],
+    may_pass: false,
+};
+
+/// The functions local-s3 (s3s-fs 0.14.1) cannot support, per backend.
+fn local_s3_gap(function: &str, backend: Backend) -> Option<Gap> {
+    match (function, backend) {
+        ("put_get_delete_list", _) => Some(DIRECTORY_KEY_IS_500),
+        ("get_opts", _) => Some(GET_CONDITIONS_IGNORED),
+        ("put_opts", _) => Some(CONDITIONAL_PUT_NOT_ATOMIC),
+        ("copy_if_not_exists", Backend::S3Wire) => Some(STALE_CHECKSUM_AFTER_DELETE),
+        ("response_extensions", Backend::S3Wire) => Some(NO_OBJECT_STORE_HTTP_STACK),
+        _ => None,
+    }
+}
+
+/// moto 5.2.1 (the version here) drops user metadata (`x-amz-meta-*`) on PutObject and
+/// CreateMultipartUpload.
+const MOTO_DROPS_METADATA: Gap = Gap {
+    lacks: "user metadata: x-amz-meta-* of PutObject and CreateMultipartUpload are not stored",
+    fails_with: &[
+        "Metadata(\"test_key\")",
+        "right: Some(AttributeValue(\"test_value\"))",
+    ],
+    may_pass: false,
+};
+
+/// moto 5.2.1 answers CompleteMultipartUpload with root `<CompleteMultipartUploadResponse>`
+/// (S3: `<CompleteMultipartUploadResult>`), which s3-wire's strict XML decoding refuses
+/// (AmazonS3 does not check the root). Every multipart upload of S3WireStore ends there.
+const MOTO_COMPLETE_ROOT: Gap = Gap {
+    lacks: "S3's CompleteMultipartUploadResult document (it sends CompleteMultipartUploadResponse)",
+    fails_with: &["CompleteMultipartUploadResponse"],
+    may_pass: false,
+};
+
+/// moto: conditional PutObject (`If-Match`) is not atomic either; the race lost an update
+/// in some runs (49 of 50).
+const MOTO_CONDITIONAL_PUT_NOT_ATOMIC: Gap = Gap {
+    lacks: "atomic conditional PutObject (racing If-Match writes may all succeed)",
+    fails_with: &["assertion `left == right` failed"],
+    may_pass: true,
+};
+
+/// The functions moto cannot support, per backend.
+fn moto_gap(function: &str, backend: Backend) -> Option<Gap> {
+    match (function, backend) {
+        ("put_get_attributes", _) => Some(MOTO_DROPS_METADATA),
+        ("put_opts", _) => Some(MOTO_CONDITIONAL_PUT_NOT_ATOMIC),
+        ("multipart_with_opts", Backend::AmazonS3) => Some(MOTO_DROPS_METADATA),
+        (
+            "stream_get"
+            | "copy_if_not_exists"
+            | "multipart"
+            | "multipart_with_opts"
+            | "multipart_put_part_out_of_order"
+            | "multipart_race_condition"
+            | "multipart_out_of_order",
+            Backend::S3Wire,
+        ) => Some(MOTO_COMPLETE_ROOT),
+        ("response_extensions", Backend::S3Wire) => Some(NO_OBJECT_STORE_HTTP_STACK),
+        _ => None,
+    }
+}
+
+/// How one function ended on one backend.
+#[derive(Debug)]
+enum Outcome {
+    Passed,
+    /// Failed where the gap says (the panic message).
+    KnownGap(String),
+    /// Passed although a gap is listed: the table is out of date.
+    UnexpectedPass,
+    /// Failed otherwise.
+    Failed(String),
+}
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "(a panic without a message)".to_owned())
+}
+
+/// Runs `function` of the suite on a fresh bucket of `server`, in a task of its own (the
+/// suite asserts by panicking).
+async fn run_one<S: SuiteStore>(server: &Server, function: &str, gap: Option<Gap>) -> Outcome {
+    let (_, run) = suite::<S>()
+        .into_iter()
+        .find(|(name, _)| *name == function)
+        .unwrap_or_else(|| panic!("no suite function {function}"));
+    let bucket = format!("suite-{}", function.replace('_', "-"));
+    let store = Arc::new(S::make(server, &bucket[..bucket.len().min(63)]).await);
+    let ended = tokio::spawn(run(store)).await;
+    match (ended, gap) {
+        (Ok(()), None) => Outcome::Passed,
+        (Ok(()), Some(gap)) if gap.may_pass => Outcome::Passed,
+        (Ok(()), Some(_)) => Outcome::UnexpectedPass,
+        (Err(join), gap) => {
+            let message = panic_message(join.into_panic());
+            match gap {
+                Some(gap) if gap.fails_with.iter().any(|m| message.contains(m)) => {
+                    Outcome::KnownGap(message)
+                }
+                _ => Outcome::Failed(message),
+            }
+        }
+    }
+}
+
+fn assert_outcome(
+    function: &str,
+    backend: Backend,
+    server: &str,
+    gap: Option<Gap>,
+    outcome: &Outcome,
+) {
+    match outcome {
+        Outcome::Passed => {}
+        Outcome::KnownGap(message) => eprintln!(
+            "{function} on {backend:?}/{server}: fails as listed, the server lacks {}: {message}",
+            gap.map(|g| g.lacks).unwrap_or_default()
+        ),
+        Outcome::UnexpectedPass => panic!(
+            "{function} on {backend:?}/{server} passed although listed as a gap ({}): update the table",
+            gap.map(|g| g.lacks).unwrap_or_default()
+        ),
+        Outcome::Failed(message) => {
+            panic!("{function} on {backend:?}/{server} failed: {message}")
+        }
+    }
+}
+
+async fn on_local_s3<S: SuiteStore>(function: &str) {
+    let server = support::local_s3().await;
+    let gap = local_s3_gap(function, S::BACKEND);
+    let outcome = run_one::<S>(&server, function, gap).await;
+    assert_outcome(function, S::BACKEND, "local-s3", gap, &outcome);
+}
+
+/// One test per suite function and backend, so each shows up by name in the test output.
+macro_rules! on_local_s3 {
+    ($($function:ident),* $(,)?) => {
+        mod s3_wire_on_local_s3 {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $function() {
+                    super::on_local_s3::<s3_wire_object_store::S3WireStore>(stringify!($function)).await;
+                }
+            )*
+        }
+        mod amazon_s3_on_local_s3 {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $function() {
+                    super::on_local_s3::<object_store::aws::AmazonS3>(stringify!($function)).await;
+                }
+            )*
+        }
+
+        /// The lists above name every function of the suite.
+        #[test]
+        fn every_suite_function_has_a_test() {
+            let tested = [$(stringify!($function)),*];
+            let all: Vec<_> = suite::<S3WireStore>().into_iter().map(|(name, _)| name).collect();
+            assert_eq!(tested.to_vec(), all);
+        }
+    };
+}
+
+on_local_s3!(
+    put_get_delete_list,
+    put_get_attributes,
+    get_opts,
+    put_opts,
+    stream_get,
+    list_uses_directories_correctly,
+    list_with_delimiter,
+    get_nonexistent_object,
+    rename_and_copy,
+    copy_if_not_exists,
+    copy_rename_nonexistent_object,
+    multipart,
+    multipart_with_opts,
+    multipart_put_part_out_of_order,
+    multipart_race_condition,
+    multipart_out_of_order,
+    list_paginated,
+    list_with_offset_exclusivity,
+    response_extensions,
+);
+
+/// The whole suite on moto, for both backends: the functions local-s3 cannot support run
+/// here against a server that has what they need.
+async fn whole_suite_on_moto<S: SuiteStore>() {
+    let server = support::moto()
+        .await
+        .expect("moto_server did not start (install: pip install 'moto[server]' crc32c)");
+    let mut failures = Vec::new();
+    for (function, _) in suite::<S>() {
+        let gap = moto_gap(function, S::BACKEND);
+        let outcome = run_one::<S>(&server, function, gap).await;
+        eprintln!("{function} on {:?}/moto: {outcome:?}", S::BACKEND);
+        if matches!(outcome, Outcome::Failed(_) | Outcome::UnexpectedPass) {
+            failures.push((function, outcome));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs moto_server on PATH (pip install 'moto[server]' crc32c); run with --ignored"]
+async fn s3_wire_whole_suite_on_moto() {
+    whole_suite_on_moto::<S3WireStore>().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs moto_server on PATH (pip install 'moto[server]' crc32c); run with --ignored"]
+async fn amazon_s3_whole_suite_on_moto() {
+    whole_suite_on_moto::<AmazonS3>().await;
+}
