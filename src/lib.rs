@@ -34,6 +34,9 @@ pub use s3_ops as ops;
 pub use s3_sigv4 as sigv4;
 pub use s3_xml as xml;
 
+/// Provider profiles, for `ClientBuilder::provider` (see `docs/compatibility.md`).
+pub use s3_ops::{Provider, ProviderQuirks};
+
 pub use s3_wire_tokio::{
     Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, Error,
     ErrorKind, GetObjectResponse, NotVerified, ObjectBody, ObjectReader, Paginated, Paginator,

@@ -182,6 +182,9 @@ pub enum InvalidInput {
         /// Why it was rejected.
         reason: String,
     },
+    /// The store's provider profile says it would mishandle the request (ignore a
+    /// conditional write, not honour a presigned URL that long, ...).
+    Unsupported(crate::provider::Unsupported),
 }
 
 impl fmt::Display for InvalidInput {
@@ -211,6 +214,7 @@ impl fmt::Display for InvalidInput {
             InvalidInput::InvalidRange { reason } => write!(f, "invalid byte range: {reason}"),
             InvalidInput::Endpoint { reason } => write!(f, "invalid endpoint: {reason}"),
             InvalidInput::Parameter { name, reason } => write!(f, "invalid {name}: {reason}"),
+            InvalidInput::Unsupported(unsupported) => write!(f, "{unsupported}"),
         }
     }
 }

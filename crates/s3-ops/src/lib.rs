@@ -55,6 +55,8 @@
 //!   action, each with a builder-style request type and a typed output).
 //! - [`Error`] / [`S3Error`] / [`RetryClass`]: errors and how to react to them.
 //! - [`checksum`]: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256 and Content-MD5.
+//! - [`provider`]: provider profiles ([`Provider`], [`ProviderQuirks`]): what each
+//!   S3-compatible store accepts, and how a request is adapted to it.
 //! - [`presign`]: presigned URLs for GetObject, PutObject, HeadObject, DeleteObject and
 //!   UploadPart.
 
@@ -70,6 +72,7 @@ pub mod fuzzing;
 mod names;
 pub mod ops;
 pub mod presign;
+pub mod provider;
 mod request;
 mod response;
 mod types;
@@ -86,6 +89,7 @@ pub use ops::{
     ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
     PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
 };
+pub use provider::{Provider, ProviderQuirks};
 pub use request::{
     Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT, signing_params,
 };

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use http::StatusCode;
 use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
-use s3_ops::{Endpoint, IntegrityDefaults, Operation, RetryClass};
+use s3_ops::{Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RetryClass};
 use tokio::time::Instant;
 
 use crate::bandwidth::{Bandwidth, Throttled};
@@ -66,6 +66,8 @@ pub(crate) struct Inner {
     pub(crate) bandwidth: Option<(Arc<Bandwidth>, Arc<Bandwidth>)>,
     /// What uploads carry and downloads verify by default.
     pub(crate) integrity: IntegrityDefaults,
+    /// The store's profile: every request is adapted to it before signing.
+    pub(crate) quirks: ProviderQuirks,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -108,6 +110,8 @@ impl Client {
         ClientBuilder::load_from_env().await.build()
     }
 
+    // One caller (`ClientBuilder::build`), which hands over each part it resolved.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
         endpoint: Endpoint,
         credentials: Arc<dyn CredentialsProvider>,
@@ -116,6 +120,7 @@ impl Client {
         retry: RetryConfig,
         transfers: TransferSettings,
         integrity: IntegrityDefaults,
+        quirks: ProviderQuirks,
     ) -> Result<Self, Error> {
         let http = transport::build(&transport)?;
         let options = transfers.options;
@@ -147,6 +152,7 @@ impl Client {
                 transfer_memory: Arc::new(MemoryBudget::new(memory)),
                 bandwidth,
                 integrity,
+                quirks,
             }),
         })
     }
@@ -160,6 +166,17 @@ impl Client {
     /// The endpoint requests are sent to.
     pub fn endpoint(&self) -> &Endpoint {
         &self.inner.endpoint
+    }
+
+    /// The profile of the store this client adapts its requests to (see
+    /// [`ClientBuilder::provider`]).
+    pub fn provider_quirks(&self) -> &ProviderQuirks {
+        &self.inner.quirks
+    }
+
+    /// The defaults of this client's managed transfers, as fitted to the store's limits.
+    pub fn transfer_options(&self) -> TransferOptions {
+        self.inner.transfer_options
     }
 
     /// The signing region.
@@ -377,8 +394,13 @@ impl Client {
         deadline: Option<(Instant, Duration)>,
     ) -> Result<RawResponse, Attempted> {
         let inner = &self.inner;
-        let encoded = op
+        let mut encoded = op
             .request(endpoint)
+            .map_err(|e| Attempted::failed(e.into()))?;
+        // What the store rejects is changed or refused here, before anything is signed.
+        inner
+            .quirks
+            .adapt_request(&mut encoded)
             .map_err(|e| Attempted::failed(e.into()))?;
         let credentials =
             inner.credentials.credentials().await.map_err(|e| {
@@ -388,7 +410,7 @@ impl Client {
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
-            .payload(&encoded.body, upload, endpoint)
+            .payload(&encoded.body, upload, endpoint, &inner.quirks)
             .await
             .map_err(Attempted::failed)?;
         let activity = Activity::new();
@@ -610,8 +632,13 @@ impl PayloadCache {
         description: &s3_ops::Body,
         upload: Option<&Body>,
         endpoint: &Endpoint,
+        quirks: &ProviderQuirks,
     ) -> Result<Payload, Error> {
-        Payload::choose(description, upload, endpoint, &mut self.sha256).await
+        let payload = Payload::choose(description, upload, endpoint, &mut self.sha256).await?;
+        if matches!(payload, Payload::Chunked { trailer: None, .. }) {
+            quirks.check_aws_chunked()?;
+        }
+        Ok(payload)
     }
 }
 

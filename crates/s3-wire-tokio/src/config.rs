@@ -5,7 +5,10 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use s3_ops::{AddressingStyle, ChecksumAlgorithm, Endpoint, IntegrityDefaults, Scheme};
+use s3_ops::{
+    AddressingStyle, ChecksumAlgorithm, Endpoint, IntegrityDefaults, Provider, ProviderQuirks,
+    Scheme,
+};
 
 use crate::client::Client;
 use crate::credentials::{
@@ -68,6 +71,8 @@ pub struct ClientBuilder {
     resolve_overrides: Vec<(String, SocketAddr)>,
     transfers: TransferSettings,
     integrity: IntegrityDefaults,
+    /// The store's profile: chosen explicitly, or detected from the endpoint in `build`.
+    provider: Option<ProviderQuirks>,
     env_error: Option<Error>,
 }
 
@@ -104,6 +109,7 @@ impl Default for ClientBuilder {
             },
             // Why CRC32: docs/integrity.md.
             integrity: IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true),
+            provider: None,
             env_error: None,
         }
     }
@@ -361,6 +367,23 @@ impl ClientBuilder {
         self
     }
 
+    /// The store behind the endpoint, whose profile ([`Provider::quirks`]) the client adapts
+    /// to: the checksums it sends, trailers, `encoding-type`, conditional writes refused
+    /// early, part sizes, presign expiry, signing region and addressing (see
+    /// `docs/compatibility.md`). Without it the provider is detected from the endpoint host
+    /// ([`Provider::detect`]); [`Provider::Generic`] adapts nothing.
+    pub fn provider(mut self, provider: Provider) -> Self {
+        self.provider = Some(provider.quirks());
+        self
+    }
+
+    /// Like [`ClientBuilder::provider`] with a profile of the caller's, e.g. a built-in one
+    /// corrected for a store version that accepts more than its documentation says.
+    pub fn provider_quirks(mut self, quirks: ProviderQuirks) -> Self {
+        self.provider = Some(quirks);
+        self
+    }
+
     /// The `User-Agent` header.
     pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
         self.user_agent = agent.into();
@@ -376,11 +399,29 @@ impl ClientBuilder {
             .credentials
             .ok_or_else(|| Error::config("no credentials provider configured"))?;
         let region = self.region.as_deref().unwrap_or(DEFAULT_REGION);
-        let endpoint = match &self.endpoint_url {
+        let mut endpoint = match &self.endpoint_url {
             Some(url) => Endpoint::custom(url, region)?,
             None => Endpoint::aws(region)?,
+        };
+        // An explicit choice wins over what the host says.
+        let quirks = self
+            .provider
+            .unwrap_or_else(|| Provider::detect(&endpoint).quirks());
+        if self.region.is_none()
+            && let Some(region) = quirks.default_region(endpoint.host())
+        {
+            // R2 signs for `auto`, B2 for the region in its host: not for `us-east-1`.
+            endpoint = endpoint.with_region(&region)?;
         }
-        .with_addressing_style(self.addressing_style);
+        let style = match self.addressing_style {
+            AddressingStyle::Auto => quirks.addressing,
+            chosen => chosen,
+        };
+        let endpoint = endpoint.with_addressing_style(style);
+        let mut integrity = self.integrity;
+        integrity.upload_checksum = quirks.upload_checksum(integrity.upload_checksum);
+        let mut transfers = self.transfers;
+        transfers.options = crate::transfer::fit_to_store(transfers.options, &quirks)?;
         let loopback = is_loopback(endpoint.host());
         if endpoint.scheme() == Scheme::Http && !self.allow_http && !loopback {
             return Err(Error::config(format!(
@@ -417,8 +458,9 @@ impl ClientBuilder {
             transport,
             self.timeouts,
             self.retry,
-            self.transfers,
-            self.integrity,
+            transfers,
+            integrity,
+            quirks,
         )
     }
 }

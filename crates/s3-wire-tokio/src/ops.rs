@@ -142,7 +142,8 @@ impl Client {
     }
 
     /// A presigned URL for `operation` (GetObject, PutObject, HeadObject,
-    /// DeleteObject, UploadPart), valid for `expires_in` (1 s to 7 days) from
+    /// DeleteObject, UploadPart), valid for `expires_in` (1 s to 7 days, or the store's
+    /// shorter limit: see [`ClientBuilder::provider`](crate::ClientBuilder::provider)) from
     /// now. Anyone holding it can perform the operation without credentials,
     /// sending the headers in [`PresignedRequest::headers`].
     pub async fn presign<O: Presignable>(
@@ -150,6 +151,8 @@ impl Client {
         operation: &O,
         expires_in: Duration,
     ) -> Result<PresignedRequest, Error> {
+        // A URL the store would stop honouring early is refused, not handed out.
+        self.inner.quirks.check_presign_expiry(expires_in)?;
         let credentials = self
             .inner
             .credentials

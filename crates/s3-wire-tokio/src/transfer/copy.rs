@@ -137,6 +137,9 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         let default = client.inner.integrity.upload_checksum;
         default.and(source_full.as_ref().map(Checksum::algorithm).or(default))
     });
+    // What the store accepts for one CopyObject (the multipart path narrows it below).
+    let quirks = *client.provider_quirks();
+    let checksum = quirks.upload_checksum(checksum);
     let source_checksum = checksum.and_then(|algorithm| {
         source_full
             .clone()
@@ -147,6 +150,12 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         .unwrap_or(TransferOptions::DEFAULT_COPY_OBJECT_LIMIT);
     if control.is_cancelled() {
         return Err(failed(Error::transfer_error(TransferErrorKind::Cancelled)));
+    }
+    if create_only {
+        // Refused before anything is sent where the store would ignore the condition.
+        quirks
+            .check_create_only(size <= limit)
+            .map_err(|e| failed(e.into()))?;
     }
     if size <= limit {
         return copy_whole(
@@ -163,14 +172,18 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         )
         .await;
     }
+    let multipart_algorithm = quirks.multipart_checksum(checksum, integrity::checksum_type);
+    let source_checksum =
+        source_checksum.filter(|source| Some(source.algorithm()) == multipart_algorithm);
     let target = Arc::new(Target {
+        single_request_algorithm: checksum,
         client,
         bucket,
         key,
         // Parts carry no metadata: the new upload takes the source's unless replaced.
         attributes: attributes.unwrap_or_else(|| ObjectAttributes::from_head(&head)),
         create_only,
-        algorithm: checksum,
+        algorithm: multipart_algorithm,
         progress: control.progress.clone(),
     });
     let multipart = multipart_options(&options).map_err(failed)?;

@@ -150,6 +150,29 @@ macro_rules! await_starts {
 }
 pub(crate) use await_starts;
 
+/// `options` within the store's multipart limits: S3's limits (the default) become the
+/// store's, and the part size is brought into the store's range. Limits the caller set are
+/// the caller's, and so is a part size outside them (the planner refuses it, as before).
+pub(crate) fn fit_to_store(
+    mut options: TransferOptions,
+    quirks: &s3_ops::ProviderQuirks,
+) -> Result<TransferOptions, crate::Error> {
+    let store = PartLimits::new(
+        quirks.min_part_size,
+        quirks.max_part_size,
+        quirks.max_parts,
+        quirks.max_object_size,
+    )
+    .map_err(|e| crate::Error::config(format!("provider profile part limits: {e}")))?;
+    if options.limits == PartLimits::S3 && store != PartLimits::S3 {
+        options.limits = store;
+        options.part_size = options
+            .part_size
+            .clamp(store.min_part_size(), store.max_part_size());
+    }
+    Ok(options)
+}
+
 /// The planner's options for these transfer options. Part retries are the client's: each
 /// request already retries within the client's `RetryConfig`, so the planner adds none.
 pub(crate) fn multipart_options(

@@ -180,16 +180,27 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
         journal,
         listener: _,
     } = builder;
+    let quirks = *client.provider_quirks();
     let target = Arc::new(Target {
         client,
         bucket,
         key,
         attributes,
         create_only,
-        algorithm: checksum,
+        // One choice for the whole upload (create, parts, completion): a combination of
+        // algorithm and checksum type the store accepts, else none.
+        algorithm: quirks.multipart_checksum(checksum, integrity::checksum_type),
+        single_request_algorithm: quirks.upload_checksum(checksum),
         progress: control.progress.clone(),
     });
     let fail = |error: Error| target.failed(error, None, Cleanup::Nothing);
+    if create_only {
+        // Refused before anything is sent: a store that ignores the condition would
+        // overwrite what the caller wanted kept.
+        quirks
+            .check_create_only(false)
+            .map_err(|e| fail(e.into()))?;
+    }
     let limit = options
         .single_request_limit
         .unwrap_or(TransferOptions::DEFAULT_SINGLE_REQUEST_LIMIT);
@@ -436,7 +447,9 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
     if control.is_cancelled() {
         return Err(fail(Error::transfer_error(TransferErrorKind::Cancelled)));
     }
-    let checksum = target.algorithm.map(|algorithm| algorithm.checksum(&data));
+    let checksum = target
+        .single_request_algorithm
+        .map(|algorithm| algorithm.checksum(&data));
     let mut put = PutObject::new(target.bucket.clone(), target.key.clone())
         .attributes(target.attributes.clone());
     if target.create_only {
