@@ -259,11 +259,18 @@ async fn keys_with_unusual_bytes_round_trip() {
             .unwrap_or_else(|err| panic!("head {key:?}: {err}"));
         assert_eq!(head.content_length, Some(data.len() as u64), "{key:?}");
     }
-    // Keys listed back decode to the same strings (those s3s-fs can represent as paths).
+    // Keys listed back are the same strings (those s3s-fs can represent as paths). s3s-fs
+    // echoes `encoding-type=url` but sends keys raw: a raw non-ASCII key proves it, and a
+    // single request says so; the paginator asks again without it.
+    let encoded = ListObjectsV2::new(bucket_name("keys")).prefix("unicode/");
+    let err = local.client.send(encoded.clone()).await.unwrap_err();
+    assert!(err.is_unencoded_listing(), "{err:?}");
     let listed = local
         .client
-        .send(ListObjectsV2::new(bucket_name("keys")).prefix("unicode/"))
+        .list_objects_v2_pages(encoded)
+        .next_page()
         .await
+        .expect("one page")
         .unwrap();
     let listed: Vec<&str> = listed
         .result

@@ -4,7 +4,9 @@
 pub mod aws_chunked;
 pub mod endpoint;
 pub mod fault;
+pub mod moto;
 pub mod pki;
+pub mod servers;
 pub mod sigv4;
 
 use std::pin::Pin;

@@ -3,7 +3,7 @@
 //! Where [`FaultServer`](crate::support::fault::FaultServer) answers from a script, this server keeps
 //! real state: buckets, objects (with their attributes and checksums, and the part layout of
 //! multipart objects) and open multipart uploads. It behaves like Amazon S3 where the embedded
-//! test server (s3s-fs, see `/work/shared/server-quirks.md`) does not: conditional GET/HEAD,
+//! test server (s3s-fs, see docs/compatibility.md) does not: conditional GET/HEAD,
 //! ETags in ListParts, multipart checksums (COMPOSITE and FULL_OBJECT), `partNumber` reads,
 //! ListMultipartUploads, checksums verified before anything is stored, atomic conditional
 //! writes, and a repeated CompleteMultipartUpload answering `NoSuchUpload`.
