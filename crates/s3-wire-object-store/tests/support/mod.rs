@@ -2,6 +2,9 @@
 #![allow(dead_code)]
 
 pub mod fault;
+// The pinned moto and its venv, shared with s3-wire-tokio's two-server suite.
+#[path = "../../../s3-wire-tokio/tests/support/moto.rs"]
+pub mod moto;
 
 use std::sync::Arc;
 
@@ -46,49 +49,21 @@ pub async fn local_s3() -> Server {
     }
 }
 
-/// moto's server mode, if `moto_server` is on PATH (`pip install 'moto[server]' crc32c`),
-/// on a free loopback port; stopped when dropped.
-pub async fn moto() -> Option<Server> {
+/// moto 5.2.5 (server mode) in the venv s3-wire-tokio's interop tests make from PyPI
+/// (`crates/s3-wire-tokio/tests/interop/requirements.txt`), on a free loopback port;
+/// stopped when dropped.
+pub async fn moto() -> Server {
     install_crypto_provider();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = std::process::Command::new("moto_server")
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let child = KillOnDrop(child);
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return Some(Server {
-                endpoint: format!("http://127.0.0.1:{port}"),
-                region: "us-east-1".into(),
-                access_key: "testing".into(),
-                secret_key: "testing".into(),
-                moto: true,
-                _running: Box::new(child),
-            });
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    None
-}
-
-struct KillOnDrop(std::process::Child);
-
-// `Child` is Send; nothing reads it through a shared reference.
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+    let moto = tokio::task::spawn_blocking(moto::Moto::start)
+        .await
+        .expect("start moto");
+    Server {
+        endpoint: moto.endpoint(),
+        region: moto::REGION.into(),
+        access_key: moto::ACCESS_KEY.into(),
+        secret_key: moto::SECRET_KEY.into(),
+        moto: true,
+        _running: Box::new(moto),
     }
 }
 
