@@ -33,7 +33,7 @@ fn fixtures_tokenize_like_quick_xml() {
             }
         }
     }
-    assert_eq!(compared, 33);
+    assert_eq!(compared, 35);
 }
 
 proptest! {
