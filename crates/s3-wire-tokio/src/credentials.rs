@@ -714,6 +714,13 @@ pub fn credentials_from_profile(profile: &Profile) -> Result<Option<Credentials>
             setting,
         });
     }
+    static_keys(profile)
+}
+
+/// The static keys of `profile` (`None` when it sets none, an error when it sets only one),
+/// whatever other credential source it also configures: the profile chain decides which
+/// one counts.
+pub(crate) fn static_keys(profile: &Profile) -> Result<Option<Credentials>, Error> {
     let present = |key: &str| profile.get(key).filter(|v| !v.is_empty());
     let origin = || Origin::Profile(profile.name().to_owned());
     match (

@@ -277,19 +277,9 @@ fn cache_time(
     field: &'static str,
 ) -> Result<Option<SystemTime>, DocumentError> {
     optional(object, field)?
-        .map(|text| {
-            let normalized;
-            let text = match text.strip_suffix("UTC") {
-                Some(rest) => {
-                    normalized = format!("{rest}Z");
-                    normalized.as_str()
-                }
-                None => text,
-            };
-            s3_xml::Timestamp::parse(text)
-                .ok()
-                .and_then(|timestamp| timestamp.to_system_time())
-                .ok_or(DocumentError::InvalidExpiration(field))
+        .map(|text| match text.strip_suffix("UTC") {
+            Some(rest) => parse_time(&format!("{rest}Z"), field),
+            None => parse_time(text, field),
         })
         .transpose()
 }
@@ -352,13 +342,15 @@ fn rfc3339(
     field: &'static str,
 ) -> Result<Option<SystemTime>, DocumentError> {
     optional(object, field)?
-        .map(|text| {
-            s3_xml::Timestamp::parse(text)
-                .ok()
-                .and_then(|timestamp| timestamp.to_system_time())
-                .ok_or(DocumentError::InvalidExpiration(field))
-        })
+        .map(|text| parse_time(text, field))
         .transpose()
+}
+
+fn parse_time(text: &str, field: &'static str) -> Result<SystemTime, DocumentError> {
+    s3_xml::Timestamp::parse(text)
+        .ok()
+        .and_then(|timestamp| timestamp.to_system_time())
+        .ok_or(DocumentError::InvalidExpiration(field))
 }
 
 #[cfg(test)]

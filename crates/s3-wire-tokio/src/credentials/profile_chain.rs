@@ -26,7 +26,7 @@ use super::{
     CachingProvider, ContainerProvider, Credentials, CredentialsFuture, CredentialsProvider, Env,
     Error, ExpiringCredentials, ExpiringSource, FetchFuture, ImdsProvider, Origin, ProcessEnv,
     ProcessProvider, Profile, ProfileSet, SharedConfig, SsoProvider, UNSUPPORTED_SETTINGS,
-    credentials_from_env, credentials_from_profile,
+    credentials_from_env, static_keys,
 };
 
 /// Where the first credentials of a chain come from.
@@ -160,7 +160,7 @@ pub(crate) fn resolve(profiles: &ProfileSet, name: &str) -> Result<Option<Profil
             (Some(source), None, _) if source == current => {
                 // A profile naming itself assumes its role with its own static keys.
                 roles.push(step);
-                match credentials_from_static_keys(profile)? {
+                match static_keys(profile)? {
                     Some(credentials) => break Base::Static(credentials),
                     None => {
                         return Err(invalid(
@@ -216,31 +216,9 @@ pub(crate) fn resolve(profiles: &ProfileSet, name: &str) -> Result<Option<Profil
     Ok(Some(ProfileChain { base, roles }))
 }
 
-/// The static keys of `profile`, whatever other sources it also configures (the chain
-/// decides which one counts).
-fn credentials_from_static_keys(profile: &Profile) -> Result<Option<Credentials>, Error> {
-    match credentials_from_profile(profile) {
-        Err(Error::FetchedCredentials { .. }) => {
-            // Resolve the keys alone: the profile's other settings are handled by the chain.
-            let get = |key: &str| setting(profile, key);
-            match (get("aws_access_key_id"), get("aws_secret_access_key")) {
-                (Some(access), Some(secret)) => Ok(Some(Credentials::new(
-                    access,
-                    secret,
-                    get("aws_session_token")
-                        .or_else(|| get("aws_security_token"))
-                        .map(str::to_owned),
-                ))),
-                _ => Ok(None),
-            }
-        }
-        other => other,
-    }
-}
-
 /// The base source of a profile without `role_arn`.
 fn base_of(profile: &Profile) -> Result<Option<Base>, Error> {
-    if let Some(credentials) = credentials_from_static_keys(profile)? {
+    if let Some(credentials) = static_keys(profile)? {
         return Ok(Some(Base::Static(credentials)));
     }
     if setting(profile, "web_identity_token_file").is_some() {

@@ -242,8 +242,8 @@ impl SsoProvider {
         let url = format!(
             "{}/federation/credentials?role_name={}&account_id={}",
             self.endpoint("SSO", "portal.sso")?,
-            percent_encode(&self.config.role_name),
-            percent_encode(&self.config.account_id),
+            s3_sigv4::uri_encode(&self.config.role_name, true),
+            s3_sigv4::uri_encode(&self.config.account_id, true),
         );
         let mut bearer = HeaderValue::from_str(token).map_err(|_| {
             self.login_required(
@@ -421,19 +421,6 @@ fn aws_domain(region: &str) -> &'static str {
     } else {
         "amazonaws.com"
     }
-}
-
-/// RFC 3986 percent-encoding of a query value: all but the unreserved characters.
-fn percent_encode(value: &str) -> String {
-    let mut encoded = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
 }
 
 /// The cache file, at most one byte more than a document may be (so that an oversized one
@@ -697,7 +684,7 @@ mod tests {
     #[test]
     fn query_values_are_percent_encoded() {
         assert_eq!(
-            percent_encode("Read Only+&=/é~._-"),
+            s3_sigv4::uri_encode("Read Only+&=/é~._-", true),
             "Read%20Only%2B%26%3D%2F%C3%A9~._-"
         );
     }
