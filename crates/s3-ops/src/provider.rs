@@ -533,10 +533,11 @@ impl ProviderQuirks {
 
     fn adapt_checksums(&self, request: &mut OperationRequest) {
         let headers = request.request.headers();
-        let sent_values: Vec<ChecksumAlgorithm> = ChecksumAlgorithm::ALL
-            .into_iter()
-            .filter(|algorithm| headers.contains_key(algorithm.header_name()))
-            .collect();
+        let sent_values = || {
+            ChecksumAlgorithm::ALL
+                .into_iter()
+                .filter(|algorithm| headers.contains_key(algorithm.header_name()))
+        };
         let announced = headers
             .get("x-amz-checksum-algorithm")
             .and_then(|value| value.to_str().ok())
@@ -548,12 +549,14 @@ impl ProviderQuirks {
             _ => None,
         };
         let accepted = |algorithm: &ChecksumAlgorithm| self.checksums.contains(algorithm);
-        let needs_change = !sent_values.iter().all(accepted)
+        // Checked without allocating: this runs before every attempt of every request.
+        let needs_change = !sent_values().all(|algorithm| accepted(&algorithm))
             || !announced.iter().all(accepted)
             || trailer.is_some_and(|algorithm| !self.trailing_checksums || !accepted(&algorithm));
         if !needs_change {
             return;
         }
+        let sent_values: Vec<ChecksumAlgorithm> = sent_values().collect();
         let in_memory = match &request.body {
             Body::Bytes(bytes) => Some(bytes.clone()),
             Body::Empty => Some(bytes::Bytes::new()),
