@@ -23,6 +23,7 @@ use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
 use crate::sign::{Payload, Signer};
 use crate::stall::{Active, Activity};
+use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
 use crate::transport::{self, TransportConfig};
 
@@ -242,6 +243,23 @@ impl Client {
         op: &O,
         upload: Option<&Body>,
         tries_before: u32,
+        decode: D,
+    ) -> Result<Completed<T>, Error>
+    where
+        O: Operation,
+        D: FnMut(RawResponse) -> F,
+        F: Future<Output = Result<T, Error>>,
+    {
+        let attempts = self.attempts(op, upload, tries_before, decode);
+        trace::in_operation_span(op.name(), attempts).await
+    }
+
+    /// [`Client::execute_counted`]'s loop of attempts, retries and backoffs.
+    async fn attempts<O, T, F, D>(
+        &self,
+        op: &O,
+        upload: Option<&Body>,
+        tries_before: u32,
         mut decode: D,
     ) -> Result<Completed<T>, Error>
     where
@@ -266,7 +284,9 @@ impl Client {
         loop {
             attempts += 1;
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
-            let attempt = self.attempt(op, target, upload, &mut payload_cache, deadline);
+            let attempt_started = Instant::now();
+            let mut sent = trace::Sent::default();
+            let attempt = self.attempt(op, target, upload, &mut payload_cache, deadline, &mut sent);
             let result = match deadline {
                 Some((at, limit)) => match tokio::time::timeout_at(at, attempt).await {
                     Ok(result) => result,
@@ -279,6 +299,7 @@ impl Client {
             let (mut error, retry_after) = match result {
                 Ok(response) => match decode(response).await {
                     Ok(output) => {
+                        sent.finished(attempts, attempt_started, None);
                         inner.budget.on_success(retry_tokens);
                         return Ok(Completed {
                             output,
@@ -290,6 +311,7 @@ impl Client {
                 },
                 Err(Attempted { error, retry_after }) => (error, retry_after),
             };
+            sent.finished(attempts, attempt_started, Some(&error));
             error.set_attempts(attempts);
             outcome_unknown |= is_ambiguous(&error)
                 || matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_)));
@@ -392,6 +414,7 @@ impl Client {
         upload: Option<&Body>,
         payload_cache: &mut PayloadCache,
         deadline: Option<(Instant, Duration)>,
+        sent: &mut trace::Sent,
     ) -> Result<RawResponse, Attempted> {
         let inner = &self.inner;
         let mut encoded = op
@@ -439,6 +462,7 @@ impl Client {
             )),
             None => body,
         };
+        sent.record(&parts);
         let signed_path = parts.uri.path().to_owned();
         let request = http::Request::from_parts(parts, body);
         let request = reqwest::Request::try_from(request).map_err(|e| {
@@ -492,6 +516,7 @@ impl Client {
 
         let response: http::Response<reqwest::Body> = response.into();
         let (head, body) = response.into_parts();
+        sent.answered(&head);
         let body = match &inner.bandwidth {
             Some((_, receive)) => reqwest::Body::wrap(Throttled::new(body, receive.clone())),
             None => body,

@@ -120,6 +120,12 @@
 //! **Timeouts** ([`Timeouts`]): connect, stall (no progress in either
 //! direction) and whole operation.
 //!
+//! **Tracing** (feature `tracing`): every operation runs in a `tracing` span
+//! `s3.operation` (target `s3_wire`, field `operation`), and each of its attempts ends with
+//! a DEBUG event `s3.attempt` with the method, host, path and query, attempt number,
+//! status, request id, error and elapsed milliseconds. No header and no secret is recorded.
+//! Subscribe with, say, `tracing_subscriber::fmt().with_env_filter("s3_wire=debug")`.
+//!
 //! **Errors** ([`Error`]): the kind (S3 error document, transport, timeout,
 //! body length, ...), the request id, the number of attempts and the source
 //! chain.
@@ -145,6 +151,7 @@ mod paginate;
 mod retry;
 mod sign;
 mod stall;
+mod trace;
 pub mod transfer;
 mod transport;
 mod verification;
