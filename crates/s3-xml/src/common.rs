@@ -172,7 +172,13 @@ impl UrlDecoding {
             ));
         }
         percent_decode_form(value).map_err(|problem| {
-            Error::new(ErrorKind::InvalidValue { element, problem }, self.position)
+            let kind = match problem {
+                // S3 encodes UTF-8 values: escapes that decode to anything else were sent
+                // raw (a key such as `a%ff` from a server that ignores `encoding-type`).
+                ValueProblem::PercentDecodedNotUtf8 => ErrorKind::NotUrlEncoded { element },
+                problem => ErrorKind::InvalidValue { element, problem },
+            };
+            Error::new(kind, self.position)
         })
     }
 }
