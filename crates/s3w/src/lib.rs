@@ -103,6 +103,45 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Make a destination like its source: copy what is missing or differs (size, or a
+    /// newer source), optionally delete what the source lacks.
+    Sync {
+        /// A local directory or s3://bucket/prefix.
+        source: String,
+        /// A local directory or s3://bucket/prefix.
+        destination: String,
+        /// Delete destination files/objects the source lacks.
+        #[arg(long)]
+        delete: bool,
+        /// Skip relative paths matching this glob (`*`, `?`; repeatable).
+        #[arg(long)]
+        exclude: Vec<String>,
+        /// Keep relative paths matching this glob even if excluded (repeatable).
+        #[arg(long)]
+        include: Vec<String>,
+        /// Print the plan; change nothing.
+        #[arg(long)]
+        dryrun: bool,
+        /// Object attributes of uploads.
+        #[command(flatten)]
+        attrs: AttrArgs,
+    },
+    /// Total size and object count under s3://bucket/prefix.
+    Du {
+        /// s3://bucket[/prefix]
+        path: String,
+        /// Sizes in KiB, MiB, GiB.
+        #[arg(long, short = 'H')]
+        human_readable: bool,
+    },
+    /// Abort multipart uploads under s3://bucket/prefix older than --older-than-hours.
+    AbortStale {
+        /// s3://bucket[/prefix]
+        path: String,
+        /// Hours since the upload was initiated.
+        #[arg(long, default_value_t = 24)]
+        older_than_hours: u64,
+    },
     /// Stream an object to stdout.
     Cat {
         /// s3://bucket/key
@@ -521,6 +560,87 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             );
             Ok(())
         }
+        Command::Sync {
+            source,
+            destination,
+            delete,
+            exclude,
+            include,
+            dryrun,
+            attrs,
+        } => {
+            let filter = Filter {
+                exclude: exclude.clone(),
+                include: include.clone(),
+            };
+            sync(
+                cli,
+                client,
+                out,
+                source,
+                destination,
+                *delete,
+                &filter,
+                *dryrun,
+                attrs,
+            )
+            .await
+        }
+        Command::Du {
+            path,
+            human_readable,
+        } => {
+            let (b, prefix) = s3_location(path)?;
+            let (objects, _) = list_all(client, &b, &prefix, false).await?;
+            let total: u64 = objects.iter().map(|o| o.size).sum();
+            let size = if *human_readable {
+                human(total)
+            } else {
+                total.to_string()
+            };
+            out.line(
+                format!("{size}\t{} objects\t{path}", objects.len()),
+                json!({"path": path, "objects": objects.len(), "size": total}),
+            );
+            Ok(())
+        }
+        Command::AbortStale {
+            path,
+            older_than_hours,
+        } => {
+            let (b, prefix) = s3_location(path)?;
+            let swept = client
+                .abort_stale_uploads(
+                    &bucket_name(&b)?,
+                    &prefix,
+                    Duration::from_secs(older_than_hours * 3600),
+                )
+                .await
+                .map_err(|e| {
+                    Failure(describe(
+                        &format!("list multipart uploads in s3://{b}"),
+                        &b,
+                        &e,
+                    ))
+                })?;
+            for upload in &swept.aborted {
+                out.line(
+                    format!("aborted: s3://{b}/{} ({})", upload.key, upload.upload_id),
+                    json!({"operation": "abort", "bucket": b, "key": upload.key, "upload_id": upload.upload_id}),
+                );
+            }
+            for (upload, error) in &swept.failed {
+                out.error(
+                    describe(&format!("abort upload {} of s3://{b}/{}", upload.upload_id, upload.key), &b, error),
+                    json!({"operation": "abort", "bucket": b, "key": upload.key, "upload_id": upload.upload_id}),
+                );
+            }
+            out.line(
+                format!("{} aborted, {} kept", swept.aborted.len(), swept.kept),
+                json!({"aborted": swept.aborted.len(), "kept": swept.kept, "failed": swept.failed.len()}),
+            );
+            Ok(())
+        }
         Command::Cat { path, range } => cat(client, path, range.as_deref()).await,
         Command::Put { path, attrs } => {
             let (bn, kn, b, k) = object_key(path)?;
@@ -590,6 +710,7 @@ struct Listed {
     key: String,
     size: u64,
     etag: Option<String>,
+    modified: Option<std::time::SystemTime>,
 }
 
 async fn list_all(
@@ -632,6 +753,7 @@ async fn list_pages(
                 key: object.key,
                 size: object.size,
                 etag: object.etag.map(|e| e.as_str().to_owned()),
+                modified: object.last_modified.to_system_time(),
             });
         }
         prefixes.extend(page.result.common_prefixes);
@@ -1023,6 +1145,17 @@ async fn cp(
         }
         return Ok(());
     }
+    run_jobs(cli, client, out, jobs, &args.attrs, delete_source).await
+}
+
+async fn run_jobs(
+    cli: &Cli,
+    client: &Client,
+    out: &Out,
+    jobs: Vec<Job>,
+    attrs: &AttrArgs,
+    delete_source: bool,
+) -> Result<()> {
     let limit = Arc::new(tokio::sync::Semaphore::new(cli.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     for job in jobs {
@@ -1031,7 +1164,7 @@ async fn cp(
             .acquire_owned()
             .await
             .map_err(|_| Failure("internal: semaphore closed".into()))?;
-        let (client, attrs) = (client.clone(), args.attrs.clone());
+        let (client, attrs) = (client.clone(), attrs.clone());
         tasks.spawn(async move {
             let result = run_job(client, job, attrs, delete_source).await;
             drop(permit);
@@ -1182,4 +1315,182 @@ async fn stat(client: &Client, out: &Out, path: &str) -> Result<()> {
     }
     out.line(text, value);
     Ok(())
+}
+
+/// `--exclude` / `--include` globs over relative paths.
+#[derive(Debug, Default)]
+struct Filter {
+    exclude: Vec<String>,
+    include: Vec<String>,
+}
+
+impl Filter {
+    fn keeps(&self, relative: &str) -> bool {
+        !self.exclude.iter().any(|g| wildcard_match(g, relative))
+            || self.include.iter().any(|g| wildcard_match(g, relative))
+    }
+}
+
+/// One side of a sync: relative path → (size, modified).
+type Side = std::collections::BTreeMap<String, (u64, Option<std::time::SystemTime>)>;
+
+async fn side(client: &Client, location: &Location) -> Result<Side> {
+    Ok(match location {
+        Location::Local(root) => {
+            if !root.exists() {
+                return Ok(Side::new());
+            }
+            local_files(root)?
+                .into_iter()
+                .map(|(path, rel)| {
+                    let meta = std::fs::metadata(&path).ok();
+                    let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+                    (rel, (size, meta.and_then(|m| m.modified().ok())))
+                })
+                .collect()
+        }
+        Location::S3 {
+            bucket: b,
+            key: prefix,
+        } => {
+            let prefix = if prefix.is_empty() || prefix.ends_with('/') {
+                prefix.clone()
+            } else {
+                format!("{prefix}/")
+            };
+            list_all(client, b, &prefix, false)
+                .await?
+                .0
+                .into_iter()
+                .map(|o| (o.key[prefix.len()..].to_owned(), (o.size, o.modified)))
+                .collect()
+        }
+    })
+}
+
+fn target(location: &Location, relative: &str) -> Location {
+    match location {
+        Location::Local(root) => Location::Local(root.join(relative)),
+        Location::S3 { bucket: b, key } => Location::S3 {
+            bucket: b.clone(),
+            key: join_key(key, relative),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn sync(
+    cli: &Cli,
+    client: &Client,
+    out: &Out,
+    source: &str,
+    destination: &str,
+    delete: bool,
+    filter: &Filter,
+    dryrun: bool,
+    attrs: &AttrArgs,
+) -> Result<()> {
+    let (from, to) = (Location::parse(source), Location::parse(destination));
+    if matches!((&from, &to), (Location::Local(_), Location::Local(_))) {
+        return Err(usage("one side of sync must be s3://bucket/prefix"));
+    }
+    let (have, want) = (side(client, &from).await?, side(client, &to).await?);
+    let mut jobs = Vec::new();
+    for (rel, (size, modified)) in &have {
+        if !filter.keeps(rel) {
+            continue;
+        }
+        let differs = match want.get(rel) {
+            None => true,
+            Some((dest_size, dest_modified)) => {
+                dest_size != size
+                    || matches!((modified, dest_modified), (Some(s), Some(d)) if s > d)
+            }
+        };
+        if differs {
+            jobs.push(match (target(&from, rel), target(&to, rel)) {
+                (Location::Local(p), Location::S3 { bucket: b, key: k }) => Job::Upload(p, b, k),
+                (Location::S3 { bucket: b, key: k }, Location::Local(p)) => Job::Download(b, k, p),
+                (
+                    Location::S3 {
+                        bucket: sb,
+                        key: sk,
+                    },
+                    Location::S3 {
+                        bucket: db,
+                        key: dk,
+                    },
+                ) => Job::Copy(sb, sk, db, dk),
+                _ => unreachable!("local to local refused above"),
+            });
+        }
+    }
+    let stale: Vec<&String> = if delete {
+        want.keys()
+            .filter(|rel| !have.contains_key(*rel) && filter.keeps(rel))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if dryrun {
+        for job in &jobs {
+            out.line(
+                format!("(dryrun) {}", describe_job(job)),
+                json!({"dryrun": describe_job(job)}),
+            );
+        }
+        for rel in &stale {
+            out.line(
+                format!("(dryrun) delete: {}", show(&target(&to, rel))),
+                json!({"dryrun": format!("delete: {}", show(&target(&to, rel)))}),
+            );
+        }
+        return Ok(());
+    }
+    run_jobs(cli, client, out, jobs, attrs, false).await?;
+    for rel in stale {
+        match target(&to, rel) {
+            Location::Local(path) => match std::fs::remove_file(&path) {
+                Ok(()) => out.line(
+                    format!("delete: {}", path.display()),
+                    json!({"operation": "delete", "path": path.display().to_string()}),
+                ),
+                Err(e) => out.error(
+                    format!("delete {}: {e}", path.display()),
+                    json!({"operation": "delete"}),
+                ),
+            },
+            Location::S3 { bucket: b, key: k } => {
+                let result = client
+                    .delete_object(DeleteObject::new(bucket_name(&b)?, key_name(&k)?))
+                    .await;
+                match result {
+                    Ok(_) => out.line(
+                        format!("delete: s3://{b}/{k}"),
+                        json!({"operation": "delete", "bucket": b, "key": k}),
+                    ),
+                    Err(e) => out.error(
+                        describe(&format!("delete s3://{b}/{k}"), &b, &e),
+                        json!({"operation": "delete", "bucket": b, "key": k}),
+                    ),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn show(location: &Location) -> String {
+    match location {
+        Location::Local(p) => p.display().to_string(),
+        Location::S3 { bucket: b, key: k } => format!("s3://{b}/{k}"),
+    }
+}
+
+fn describe_job(job: &Job) -> String {
+    match job {
+        Job::Upload(p, b, k) => format!("upload: {} to s3://{b}/{k}", p.display()),
+        Job::Download(b, k, p) => format!("download: s3://{b}/{k} to {}", p.display()),
+        Job::Copy(sb, sk, db, dk) => format!("copy: s3://{sb}/{sk} to s3://{db}/{dk}"),
+    }
 }

@@ -331,3 +331,107 @@ fn presign_get_url_is_signed_and_debug_logs_requests_without_secrets() {
         "secret printed: {text}"
     );
 }
+
+#[test]
+fn sync_both_ways_twice_transfers_nothing_the_second_time_and_delete_prunes() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://sync-b"]);
+    let src = tempfile::tempdir().unwrap();
+    for name in TREE {
+        write(&src.path().join(name), name.as_bytes());
+    }
+    write(&src.path().join("skip.tmp"), b"excluded");
+    let root = src.path().to_str().unwrap();
+    let plan = env.ok(&[
+        "sync",
+        "--dryrun",
+        "--exclude",
+        "*.tmp",
+        root,
+        "s3://sync-b/s",
+    ]);
+    assert_eq!(plan.lines().count(), TREE.len(), "{plan}");
+    assert!(
+        env.ok(&["ls", "-r", "s3://sync-b/"]).is_empty(),
+        "dryrun uploaded"
+    );
+    let first = env.ok(&["sync", "--exclude", "*.tmp", root, "s3://sync-b/s"]);
+    assert_eq!(first.lines().count(), TREE.len(), "{first}");
+    let second = env.ok(&["sync", "--exclude", "*.tmp", root, "s3://sync-b/s"]);
+    assert_eq!(second, "", "second sync transferred: {second}");
+    assert!(!env.ok(&["ls", "-r", "s3://sync-b/"]).contains("skip.tmp"));
+
+    // Down, twice, byte for byte.
+    let down = tempfile::tempdir().unwrap();
+    let droot = down.path().to_str().unwrap();
+    let first = env.ok(&["sync", "s3://sync-b/s", droot]);
+    assert_eq!(first.lines().count(), TREE.len(), "{first}");
+    for name in TREE {
+        assert_eq!(
+            std::fs::read(down.path().join(name)).unwrap(),
+            name.as_bytes()
+        );
+    }
+    assert_eq!(env.ok(&["sync", "s3://sync-b/s", droot]), "");
+
+    // --delete removes what the source no longer has.
+    std::fs::remove_file(src.path().join("a.txt")).unwrap();
+    let pruned = env.ok(&[
+        "sync",
+        "--delete",
+        "--exclude",
+        "*.tmp",
+        root,
+        "s3://sync-b/s",
+    ]);
+    assert_eq!(pruned.trim(), "delete: s3://sync-b/s/a.txt", "{pruned}");
+    let pruned = env.ok(&["sync", "--delete", "s3://sync-b/s", droot]);
+    assert!(
+        pruned.contains("delete:") && !down.path().join("a.txt").exists(),
+        "{pruned}"
+    );
+
+    let du = env.ok(&["--json", "du", "s3://sync-b/s/"]);
+    let du: serde_json::Value = serde_json::from_str(du.trim()).unwrap();
+    assert_eq!(du["objects"].as_u64(), Some(TREE.len() as u64 - 1));
+    let expected: usize = TREE.iter().skip(1).map(|n| n.len()).sum();
+    assert_eq!(du["size"].as_u64(), Some(expected as u64));
+}
+
+#[test]
+fn one_failed_object_is_reported_the_others_finish_and_the_exit_code_is_1() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://part-b"]);
+    let src = tempfile::tempdir().unwrap();
+    for name in ["ok1.txt", "ok2.txt", "ok3.txt"] {
+        write(&src.path().join(name), name.as_bytes());
+    }
+    // A key over S3's 1,024-byte limit: refused for that object only.
+    let long: std::path::PathBuf = (0..5).map(|_| "x".repeat(250)).collect();
+    write(&src.path().join(long).join("bad.txt"), b"bad");
+    let out = env.run(&[
+        "--json",
+        "cp",
+        "-r",
+        src.path().to_str().unwrap(),
+        "s3://part-b/",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(
+        lines.iter().filter(|l| l.get("error").is_some()).count(),
+        1,
+        "{lines:?}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let listing = env.ok(&["ls", "s3://part-b/"]);
+    for name in ["ok1.txt", "ok2.txt", "ok3.txt"] {
+        assert!(listing.contains(name), "{listing}");
+    }
+}
