@@ -433,6 +433,8 @@ struct Out {
     json: bool,
     quiet: bool,
     failed: Arc<AtomicBool>,
+    /// Live progress bars on stderr (a terminal, and neither --no-progress, --quiet nor --json).
+    bars: Option<indicatif::MultiProgress>,
 }
 
 impl Out {
@@ -440,8 +442,25 @@ impl Out {
         if self.json {
             println!("{value}");
         } else if !self.quiet {
-            println!("{}", text.as_ref());
+            match &self.bars {
+                Some(bars) => bars.suspend(|| println!("{}", text.as_ref())),
+                None => println!("{}", text.as_ref()),
+            }
         }
+    }
+
+    /// A bar for one transfer, driven by the library's progress listener.
+    fn transfer_bar(&self, label: &str) -> Option<indicatif::ProgressBar> {
+        let bars = self.bars.as_ref()?;
+        let bar = bars.add(indicatif::ProgressBar::new(0));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:30!} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_message(label.to_owned());
+        Some(bar)
     }
 
     fn error(&self, text: String, value: Value) {
@@ -456,10 +475,15 @@ impl Out {
 }
 
 async fn run(cli: Cli) -> i32 {
+    use std::io::IsTerminal;
+    let show_bars = !cli.no_progress && !cli.quiet && !cli.json && std::io::stderr().is_terminal();
     let out = Out {
         json: cli.json,
         quiet: cli.quiet,
         failed: Arc::new(AtomicBool::new(false)),
+        bars: show_bars.then(|| {
+            indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr())
+        }),
     };
     let result = match client(&cli).await {
         Ok(client) => dispatch(&cli, &client, &out).await,
@@ -1044,8 +1068,20 @@ async fn run_job(
     job: Job,
     attrs: AttrArgs,
     delete_source: bool,
+    bar: Option<indicatif::ProgressBar>,
 ) -> (Value, Result<String>) {
     let started = Instant::now();
+    let listener = {
+        let bar = bar.clone();
+        move |progress: s3_wire::Progress| {
+            if let Some(bar) = &bar {
+                if let Some(total) = progress.total {
+                    bar.set_length(total);
+                }
+                bar.set_position(progress.committed);
+            }
+        }
+    };
     let (text, mut value, result) = match &job {
         Job::Upload(path, b, k) => {
             let text = format!("upload: {} to s3://{b}/{k}", path.display());
@@ -1054,6 +1090,7 @@ async fn run_job(
                 let attributes = attributes(&attrs, path.to_str())?;
                 let output = client
                     .upload(bucket_name(b)?, key_name(k)?, UploadSource::file(path))
+                    .on_progress(listener)
                     .attributes(attributes)
                     .checksum(attrs.checksum.or(Some(ChecksumAlgorithm::Crc32)))
                     .await
@@ -1080,6 +1117,7 @@ async fn run_job(
                         key_name(k)?,
                         Destination::file(path.clone()),
                     )
+                    .on_progress(listener)
                     .await
                     .map_err(|e| Failure(describe(&format!("download s3://{b}/{k}"), b, &e)))?;
                 if delete_source {
@@ -1099,6 +1137,7 @@ async fn run_job(
             let result = async {
                 let output = client
                     .copy(CopySource::new(bucket_name(sb)?, key_name(sk)?), bucket_name(db)?, key_name(dk)?)
+                    .on_progress(listener)
                     .await
                     .map_err(|e| Failure(describe(&format!("copy s3://{sb}/{sk}"), sb, &e)))?;
                 if delete_source {
@@ -1158,7 +1197,16 @@ async fn run_jobs(
 ) -> Result<()> {
     let limit = Arc::new(tokio::sync::Semaphore::new(cli.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
+    let total = out.bars.as_ref().map(|bars| {
+        let bar = bars.add(indicatif::ProgressBar::new(jobs.len() as u64));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("total: {pos}/{len} objects [{elapsed}] {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
     for job in jobs {
+        let bar = out.transfer_bar(&describe_job(&job));
         let permit = limit
             .clone()
             .acquire_owned()
@@ -1166,17 +1214,26 @@ async fn run_jobs(
             .map_err(|_| Failure("internal: semaphore closed".into()))?;
         let (client, attrs) = (client.clone(), attrs.clone());
         tasks.spawn(async move {
-            let result = run_job(client, job, attrs, delete_source).await;
+            let result = run_job(client, job, attrs, delete_source, bar.clone()).await;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
             drop(permit);
             result
         });
     }
     while let Some(done) = tasks.join_next().await {
+        if let Some(total) = &total {
+            total.inc(1);
+        }
         match done {
             Ok((value, Ok(text))) => out.line(text, value),
             Ok((value, Err(failure))) => out.error(failure.0, value),
             Err(panic) => out.error(format!("a transfer task failed: {panic}"), json!({})),
         }
+    }
+    if let Some(total) = total {
+        total.finish();
     }
     Ok(())
 }
@@ -1404,7 +1461,10 @@ async fn sync(
             None => true,
             Some((dest_size, dest_modified)) => {
                 dest_size != size
-                    || matches!((modified, dest_modified), (Some(s), Some(d)) if s > d)
+                    // Object times have whole seconds: a source newer by more than one
+                    // second counts as changed.
+                    || matches!((modified, dest_modified), (Some(s), Some(d))
+                        if s.duration_since(*d).is_ok_and(|gap| gap > Duration::from_secs(1)))
             }
         };
         if differs {

@@ -435,3 +435,52 @@ fn one_failed_object_is_reported_the_others_finish_and_the_exit_code_is_1() {
         assert!(listing.contains(name), "{listing}");
     }
 }
+
+#[test]
+fn progress_bars_render_under_a_pseudo_terminal_and_stay_hidden_otherwise() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://bar-b"]);
+    let src = tempfile::tempdir().unwrap();
+    let file = src.path().join("eight.bin");
+    write(&file, &vec![7u8; 8 << 20]);
+    let command = format!(
+        "{} cp {} s3://bar-b/eight.bin",
+        env!("CARGO_BIN_EXE_s3w"),
+        file.display()
+    );
+    // `script` runs the command on a pseudo-terminal and copies what it draws to stdout.
+    let base = env.cmd(&[]);
+    let script = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .envs(
+            base.get_envs()
+                .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned()))),
+        )
+        .env("TERM", "xterm")
+        .env("COLUMNS", "160")
+        .output()
+        .expect("run script (util-linux)");
+    assert!(
+        script.status.success(),
+        "{}",
+        String::from_utf8_lossy(&script.stdout)
+    );
+    let drawn = String::from_utf8_lossy(&script.stdout);
+    assert!(
+        drawn.contains("total: 1/1 objects"),
+        "no total line drawn: {drawn:?}"
+    );
+    assert!(
+        drawn.contains("8.00 MiB/8.00 MiB"),
+        "the bar never reached the size: {drawn:?}"
+    );
+    assert!(
+        !drawn.contains("9.00 MiB"),
+        "the bar went past the size: {drawn:?}"
+    );
+
+    // Not a terminal: no bar at all.
+    let plain = env.run(&["cp", file.to_str().unwrap(), "s3://bar-b/again.bin"]);
+    assert!(plain.status.success());
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("MiB"));
+}
