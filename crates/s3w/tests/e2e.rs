@@ -484,3 +484,34 @@ fn progress_bars_render_under_a_pseudo_terminal_and_stay_hidden_otherwise() {
     assert!(plain.status.success());
     assert!(!String::from_utf8_lossy(&plain.stderr).contains("MiB"));
 }
+
+#[test]
+fn profile_flag_reads_the_named_profile_of_the_shared_files() {
+    let env = Env::new();
+    let credentials = env.home.path().join("credentials");
+    std::fs::write(
+        &credentials,
+        format!(
+            "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[work]\naws_access_key_id = {}\naws_secret_access_key = {}\n",
+            env.server.access_key(),
+            env.server.secret_key()
+        ),
+    )
+    .unwrap();
+    let with = |profile: Option<&str>| {
+        let mut args = vec!["mb", "s3://prof-b"];
+        if let Some(p) = profile {
+            args.splice(0..0, ["--profile", p]);
+        }
+        env.cmd(&args)
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env("AWS_SHARED_CREDENTIALS_FILE", &credentials)
+            .output()
+            .unwrap()
+    };
+    let default = with(None);
+    assert_eq!(default.status.code(), Some(1), "the default profile's keys are wrong");
+    let work = with(Some("work"));
+    assert!(work.status.success(), "{}", String::from_utf8_lossy(&work.stderr));
+}
