@@ -511,7 +511,15 @@ fn profile_flag_reads_the_named_profile_of_the_shared_files() {
             .unwrap()
     };
     let default = with(None);
-    assert_eq!(default.status.code(), Some(1), "the default profile's keys are wrong");
+    assert_eq!(
+        default.status.code(),
+        Some(1),
+        "the default profile's keys are wrong"
+    );
     let work = with(Some("work"));
-    assert!(work.status.success(), "{}", String::from_utf8_lossy(&work.stderr));
+    assert!(
+        work.status.success(),
+        "{}",
+        String::from_utf8_lossy(&work.stderr)
+    );
 }
