@@ -292,8 +292,11 @@ impl std::fmt::Display for Failure {
 
 type Result<T, E = Failure> = std::result::Result<T, E>;
 
+/// The prefix that marks a usage error (exit code 2).
+const USAGE: &str = "usage: ";
+
 fn usage(message: impl Into<String>) -> Failure {
-    Failure(message.into())
+    Failure(format!("{USAGE}{}", message.into()))
 }
 
 /// One line for a library error: what failed, the S3 code and request id, what to try.
@@ -492,7 +495,7 @@ async fn run(cli: Cli) -> i32 {
     match result {
         Err(failure) => {
             eprintln!("s3w: {failure}");
-            1
+            if failure.0.starts_with(USAGE) { 2 } else { 1 }
         }
         Ok(()) if out.failed.load(Ordering::SeqCst) => 1,
         Ok(()) => 0,
@@ -1171,6 +1174,8 @@ async fn cp(
     args: &CopyArgs,
     delete_source: bool,
 ) -> Result<()> {
+    // Bad attribute values are usage errors, before anything is transferred.
+    attributes(&args.attrs, None)?;
     let jobs = plan(client, args).await?;
     if jobs.is_empty() {
         return Err(Failure(format!("nothing matches `{}`", args.source)));
@@ -1447,6 +1452,7 @@ async fn sync(
     dryrun: bool,
     attrs: &AttrArgs,
 ) -> Result<()> {
+    attributes(attrs, None)?;
     let (from, to) = (Location::parse(source), Location::parse(destination));
     if matches!((&from, &to), (Location::Local(_), Location::Local(_))) {
         return Err(usage("one side of sync must be s3://bucket/prefix"));

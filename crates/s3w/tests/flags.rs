@@ -1,0 +1,277 @@
+//! End-to-end tests of flags the other suites do not reach: upload attributes, `rm -r` over
+//! more than one DeleteObjects batch, `abort-stale`, `--quiet`, usage errors (exit 2), `mv`
+//! from a local file, S3→S3 recursive copies.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+struct Env {
+    server: local_s3::LocalS3,
+    home: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            server: local_s3::LocalS3::start().expect("start local-s3"),
+            home: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_s3w"))
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("AWS_ENDPOINT_URL", self.server.endpoint())
+            .env("AWS_ACCESS_KEY_ID", self.server.access_key())
+            .env("AWS_SECRET_ACCESS_KEY", self.server.secret_key())
+            .env("AWS_REGION", self.server.region())
+            .env("AWS_CONFIG_FILE", self.home.path().join("no-config"))
+            .env(
+                "AWS_SHARED_CREDENTIALS_FILE",
+                self.home.path().join("no-credentials"),
+            )
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .output()
+            .expect("run s3w")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "s3w {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn upload_attributes_reach_the_object() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://attr-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html");
+    write(&file, b"<p>hi</p>");
+    let file = file.to_str().unwrap();
+    // Guessed from the extension.
+    env.ok(&["cp", file, "s3://attr-b/guessed.html"]);
+    let stat: serde_json::Value = serde_json::from_str(
+        env.ok(&["--json", "stat", "s3://attr-b/guessed.html"])
+            .trim(),
+    )
+    .unwrap();
+    assert_eq!(stat["content_type"], "text/html");
+    // Given; metadata and a SHA256 checksum stored and read back with the head.
+    env.ok(&[
+        "cp",
+        "--content-type",
+        "application/x-test",
+        "--metadata",
+        "owner=me",
+        "--metadata",
+        "team=storage",
+        "--checksum",
+        "sha256",
+        file,
+        "s3://attr-b/given.bin",
+    ]);
+    let stat: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "stat", "s3://attr-b/given.bin"]).trim()).unwrap();
+    assert_eq!(stat["content_type"], "application/x-test");
+    assert_eq!(stat["metadata"]["owner"], "me", "{stat}");
+    assert_eq!(stat["metadata"]["team"], "storage", "{stat}");
+    assert_eq!(stat["size"], 9);
+    assert!(
+        stat["checksums"]
+            .to_string()
+            .to_lowercase()
+            .contains("sha256"),
+        "{stat}"
+    );
+    // local-s3 (s3s-fs) stores neither the storage class nor SSE; the request is
+    // accepted, which is all this store can show.
+    env.ok(&[
+        "cp",
+        "--storage-class",
+        "STANDARD",
+        "--sse",
+        "AES256",
+        file,
+        "s3://attr-b/classy.html",
+    ]);
+    // Bad values are usage errors.
+    let bad = env.run(&["cp", "--sse", "rot13", file, "s3://attr-b/x"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = env.run(&["cp", "--checksum", "md4", file, "s3://attr-b/x"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn rm_recursive_deletes_more_than_one_batch_of_1000() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://many-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1005 {
+        write(&dir.path().join(format!("k{i:04}")), b"x");
+    }
+    env.ok(&[
+        "--quiet",
+        "--concurrency",
+        "16",
+        "cp",
+        "-r",
+        dir.path().to_str().unwrap(),
+        "s3://many-b/p/",
+    ]);
+    let du: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "du", "s3://many-b/p/"]).trim()).unwrap();
+    assert_eq!(du["objects"], 1005);
+    assert_eq!(du["size"], 1005);
+    let deleted = env.ok(&["--json", "rm", "-r", "s3://many-b/p/"]);
+    assert_eq!(deleted.lines().count(), 1005);
+    assert_eq!(env.ok(&["ls", "-r", "s3://many-b/"]), "");
+    env.ok(&["rb", "s3://many-b"]);
+}
+
+#[test]
+fn quiet_prints_nothing_and_usage_errors_exit_2() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://q-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    write(&file, b"quiet");
+    assert_eq!(
+        env.ok(&["--quiet", "cp", file.to_str().unwrap(), "s3://q-b/f.txt"]),
+        ""
+    );
+    for args in [
+        &["cp", "a", "b"][..],
+        &["cat", "s3://q-b"][..],
+        &["rm", "s3://q-b/"][..],
+        &["cat", "--range", "x-y", "s3://q-b/f.txt"][..],
+        &["presign", "--method", "DELETE", "s3://q-b/f.txt"][..],
+        &["no-such-command"][..],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn mv_from_local_removes_the_file_and_s3_to_s3_recursive_copies_keep_names() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://mv-b"]);
+    env.ok(&["mb", "s3://mv-c"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("moving.txt");
+    write(&file, b"moving");
+    env.ok(&["mv", file.to_str().unwrap(), "s3://mv-b/in/"]);
+    assert!(!file.exists(), "mv left the source");
+    write(&dir.path().join("t/a b+c%.txt"), b"odd name");
+    env.ok(&["cp", "-r", dir.path().to_str().unwrap(), "s3://mv-b/in/"]);
+    env.ok(&["cp", "-r", "s3://mv-b/in/", "s3://mv-c/out/"]);
+    let listing = env.ok(&["ls", "-r", "s3://mv-c/"]);
+    assert!(listing.contains("out/moving.txt"), "{listing}");
+    assert!(listing.contains("out/t/a b+c%.txt"), "{listing}");
+    let cat = env.run(&["cat", "s3://mv-c/out/t/a b+c%.txt"]);
+    assert_eq!(cat.stdout, b"odd name");
+}
+
+/// A scripted store for `abort-stale` (local-s3, s3s-fs 0.14, does not implement
+/// ListMultipartUploads): lists an old and a future upload, answers aborts with 204, and
+/// records the request lines.
+fn uploads_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&buf).into_owned();
+            let line = head.lines().next().unwrap_or_default().to_owned();
+            log.lock().unwrap().push(line.clone());
+            let (status, body) = if line.starts_with("GET") && line.contains("uploads") {
+                (
+                    "200 OK",
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListMultipartUploadsResult>\
+                     <Bucket>mp-b</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>\
+                     <MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>\
+                     <Upload><Key>old/abandoned.bin</Key><UploadId>UP-OLD</UploadId>\
+                     <Initiated>2020-01-01T00:00:00.000Z</Initiated></Upload>\
+                     <Upload><Key>old/running.bin</Key><UploadId>UP-NEW</UploadId>\
+                     <Initiated>2099-01-01T00:00:00.000Z</Initiated></Upload>\
+                     </ListMultipartUploadsResult>",
+                )
+            } else if line.starts_with("DELETE") {
+                ("204 No Content", "")
+            } else {
+                ("501 Not Implemented", "")
+            };
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/xml\r\nx-amz-request-id: R1\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    (format!("http://{address}"), seen)
+}
+
+#[test]
+fn abort_stale_aborts_old_uploads_and_keeps_young_ones() {
+    let env = Env::new();
+    let (endpoint, seen) = uploads_server();
+    let out = env.ok(&[
+        "--endpoint-url",
+        &endpoint,
+        "--json",
+        "abort-stale",
+        "--older-than-hours",
+        "24",
+        "s3://mp-b/old/",
+    ]);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["key"], "old/abandoned.bin", "{out}");
+    assert_eq!(lines[0]["upload_id"], "UP-OLD");
+    assert_eq!(lines[1]["aborted"], 1);
+    assert_eq!(lines[1]["kept"], 1);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen[0].starts_with("GET") && seen[0].contains("prefix=old"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|l| l.starts_with("DELETE") && l.contains("uploadId=UP-OLD")),
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|l| l.contains("UP-NEW")), "{seen:?}");
+}
