@@ -1221,7 +1221,9 @@ async fn run_jobs(
         tasks.spawn(async move {
             let result = run_job(client, job, attrs, delete_source, bar.clone()).await;
             if let Some(bar) = bar {
-                bar.finish_and_clear();
+                // A final draw at the final position (a fast transfer can end between two
+                // rate-limited draws), left on screen as the transfer's record.
+                bar.finish();
             }
             drop(permit);
             result
