@@ -122,7 +122,8 @@ pub enum Command {
         /// Print the plan; change nothing.
         #[arg(long)]
         dryrun: bool,
-        /// Object attributes of uploads.
+        /// Object attributes of uploads. With `--checksum ALG`, files of equal size are
+        /// compared by content (the object's stored ALG checksum) instead of times.
         #[command(flatten)]
         attrs: AttrArgs,
     },
@@ -1467,6 +1468,12 @@ async fn sync(
         }
         let differs = match want.get(rel) {
             None => true,
+            Some((dest_size, _)) if dest_size != size => true,
+            // `--checksum ALG`: the content decides, not the times.
+            Some(_) if attrs.checksum.is_some() => {
+                let algorithm = attrs.checksum.unwrap_or(ChecksumAlgorithm::Crc32);
+                !same_content(client, &target(&from, rel), &target(&to, rel), algorithm).await
+            }
             Some((dest_size, dest_modified)) => {
                 dest_size != size
                     // Object times have whole seconds: a source newer by more than one
@@ -1561,4 +1568,57 @@ fn describe_job(job: &Job) -> String {
         Job::Download(b, k, p) => format!("download: s3://{b}/{k} to {}", p.display()),
         Job::Copy(sb, sk, db, dk) => format!("copy: s3://{sb}/{sk} to s3://{db}/{dk}"),
     }
+}
+
+/// Whether a local file and an object have the same content by the object's stored
+/// full-object checksum of `algorithm` (HeadObject with checksum mode). No such checksum
+/// (another algorithm, a composite one, none) counts as different: the file is copied.
+async fn same_content(
+    client: &Client,
+    one: &Location,
+    other: &Location,
+    algorithm: ChecksumAlgorithm,
+) -> bool {
+    let (path, b, k) = match (one, other) {
+        (Location::Local(p), Location::S3 { bucket, key })
+        | (Location::S3 { bucket, key }, Location::Local(p)) => (p.clone(), bucket, key),
+        _ => return false,
+    };
+    let (Ok(bn), Ok(kn)) = (bucket(b), key(k)) else {
+        return false;
+    };
+    let Ok(head) = client
+        .head_object(HeadObject::new(bn, kn).checksum_mode(true))
+        .await
+    else {
+        return false;
+    };
+    if head.checksums.checksum_type == Some(s3_wire::ops::ChecksumType::Composite) {
+        return false;
+    }
+    let Some(stored) = head
+        .checksums
+        .values
+        .iter()
+        .find(|(a, _)| *a == algorithm)
+        .map(|(_, v)| v.clone())
+    else {
+        return false;
+    };
+    let local = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(&path)?;
+        let mut summer = s3_wire::ops::Checksummer::new(algorithm);
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            summer.update(&buf[..n]);
+        }
+        Ok(summer.finish().to_base64())
+    })
+    .await;
+    matches!(local, Ok(Ok(local)) if local == stored)
 }

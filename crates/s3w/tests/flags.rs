@@ -275,3 +275,47 @@ fn abort_stale_aborts_old_uploads_and_keeps_young_ones() {
     );
     assert!(!seen.iter().any(|l| l.contains("UP-NEW")), "{seen:?}");
 }
+
+fn set_mtime(path: &Path, when: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+#[test]
+fn sync_with_checksum_compares_content_not_times() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://ck-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (same, changed) = (dir.path().join("same.txt"), dir.path().join("changed.txt"));
+    write(&same, b"same bytes");
+    write(&changed, b"old bytes!");
+    let root = dir.path().to_str().unwrap();
+    let first = env.ok(&["sync", "--checksum", "crc32", root, "s3://ck-b/d"]);
+    assert_eq!(first.lines().count(), 2, "{first}");
+    // Same content, touched into the future: times say "changed", content says "same".
+    let hour = std::time::Duration::from_secs(3600);
+    set_mtime(&same, std::time::SystemTime::now() + hour);
+    // Other content of the same size, dated into the past: times say "same".
+    write(&changed, b"new bytes!");
+    set_mtime(&changed, std::time::SystemTime::now() - 24 * hour);
+    let by_time = env.ok(&["sync", "--dryrun", root, "s3://ck-b/d"]);
+    assert!(
+        by_time.contains("same.txt") && !by_time.contains("changed.txt"),
+        "{by_time}"
+    );
+    let by_content = env.ok(&["sync", "--checksum", "CRC32", root, "s3://ck-b/d"]);
+    assert!(
+        by_content.contains("changed.txt") && !by_content.contains("same.txt"),
+        "{by_content}"
+    );
+    let cat = env.run(&["cat", "s3://ck-b/d/changed.txt"]);
+    assert_eq!(cat.stdout, b"new bytes!");
+    assert_eq!(
+        env.ok(&["sync", "--checksum", "crc32", root, "s3://ck-b/d"]),
+        ""
+    );
+}
