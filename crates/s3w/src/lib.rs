@@ -1073,16 +1073,28 @@ async fn run_job(
     attrs: AttrArgs,
     delete_source: bool,
     bar: Option<indicatif::ProgressBar>,
+    total: Option<indicatif::ProgressBar>,
 ) -> (Value, Result<String>) {
     let started = Instant::now();
     let listener = {
         let bar = bar.clone();
+        // What this transfer added to the total line: (bytes committed, its size known).
+        let added = std::sync::Mutex::new((0u64, false));
         move |progress: s3_wire::Progress| {
             if let Some(bar) = &bar {
-                if let Some(total) = progress.total {
-                    bar.set_length(total);
+                if let Some(size) = progress.total {
+                    bar.set_length(size);
                 }
                 bar.set_position(progress.committed);
+            }
+            if let (Some(total), Ok(mut added)) = (&total, added.lock()) {
+                if let (Some(size), false) = (progress.total, added.1) {
+                    total.inc_length(size);
+                    added.1 = true;
+                }
+                // `committed` only grows (true across retries).
+                total.inc(progress.committed.saturating_sub(added.0));
+                added.0 = added.0.max(progress.committed);
             }
         }
     };
@@ -1204,46 +1216,73 @@ async fn run_jobs(
     let limit = Arc::new(tokio::sync::Semaphore::new(cli.concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     let total = out.bars.as_ref().map(|bars| {
-        let bar = bars.add(indicatif::ProgressBar::new(jobs.len() as u64));
+        let bar = bars.add(indicatif::ProgressBar::new(0));
         bar.set_style(
-            indicatif::ProgressStyle::with_template("total: {pos}/{len} objects [{elapsed}] {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "total: {msg} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} [{elapsed}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    for job in jobs {
+    let count = jobs.len();
+    let mut finished = 0usize;
+    let mut finish_one = |done| {
+        finished += 1;
+        if let Some(total) = &total {
+            total.set_message(format!("{finished}/{count} objects"));
+        }
+        report(out, done);
+    };
+    if let Some(total) = &total {
+        total.set_message(format!("0/{count} objects"));
+    }
+    let mut jobs = jobs.into_iter().peekable();
+    while jobs.peek().is_some() {
+        // Take a permit, reporting results that finish meanwhile (not only at the end).
+        let permit = loop {
+            tokio::select! {
+                permit = limit.clone().acquire_owned() => break permit,
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => finish_one(done),
+            }
+        };
+        let permit = permit.map_err(|_| Failure("internal: semaphore closed".into()))?;
+        let Some(job) = jobs.next() else { break };
+        // A bar only for a transfer that runs now.
         let bar = out.transfer_bar(&describe_job(&job));
-        let permit = limit
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| Failure("internal: semaphore closed".into()))?;
-        let (client, attrs) = (client.clone(), attrs.clone());
+        let (client, attrs, total) = (client.clone(), attrs.clone(), total.clone());
+        let bars = out.bars.clone();
         tasks.spawn(async move {
-            let result = run_job(client, job, attrs, delete_source, bar.clone()).await;
+            let result = run_job(client, job, attrs, delete_source, bar.clone(), total).await;
             if let Some(bar) = bar {
                 // A final draw at the final position (a fast transfer can end between two
-                // rate-limited draws), left on screen as the transfer's record.
+                // rate-limited draws), then off the screen: the result line is the record,
+                // and a thousand finished bars would not fit.
                 bar.finish();
+                if let Some(bars) = bars {
+                    bars.remove(&bar);
+                }
             }
             drop(permit);
             result
         });
     }
     while let Some(done) = tasks.join_next().await {
-        if let Some(total) = &total {
-            total.inc(1);
-        }
-        match done {
-            Ok((value, Ok(text))) => out.line(text, value),
-            Ok((value, Err(failure))) => out.error(failure.0, value),
-            Err(panic) => out.error(format!("a transfer task failed: {panic}"), json!({})),
-        }
+        finish_one(done);
     }
-    if let Some(total) = total {
+    if let Some(total) = &total {
         total.finish();
     }
     Ok(())
+}
+
+/// Prints one finished job's result.
+fn report(out: &Out, done: std::result::Result<(Value, Result<String>), tokio::task::JoinError>) {
+    match done {
+        Ok((value, Ok(text))) => out.line(text, value),
+        Ok((value, Err(failure))) => out.error(failure.0, value),
+        Err(panic) => out.error(format!("a transfer task failed: {panic}"), json!({})),
+    }
 }
 
 async fn rm(client: &Client, out: &Out, path: &str, recursive: bool, dryrun: bool) -> Result<()> {

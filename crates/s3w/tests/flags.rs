@@ -319,3 +319,54 @@ fn sync_with_checksum_compares_content_not_times() {
         ""
     );
 }
+
+#[test]
+fn the_total_line_under_a_pty_counts_objects_and_reaches_the_sum_of_sizes_exactly() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://tot-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mib) in [("one.bin", 1), ("two.bin", 2), ("three.bin", 3)] {
+        write(&dir.path().join(name), &vec![1u8; mib << 20]);
+    }
+    let command = format!(
+        "{} --concurrency 2 cp -r {} s3://tot-b/t/",
+        env!("CARGO_BIN_EXE_s3w"),
+        dir.path().display()
+    );
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", env.home.path())
+        .env("AWS_ENDPOINT_URL", env.server.endpoint())
+        .env("AWS_ACCESS_KEY_ID", env.server.access_key())
+        .env("AWS_SECRET_ACCESS_KEY", env.server.secret_key())
+        .env("AWS_REGION", env.server.region())
+        .env("AWS_CONFIG_FILE", env.home.path().join("no-config"))
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            env.home.path().join("no-credentials"),
+        )
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("TERM", "xterm")
+        .env("COLUMNS", "200");
+    let out = script.output().expect("script (util-linux)");
+    let drawn = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{drawn}");
+    assert!(
+        drawn.contains("total: 3/3 objects 6.00 MiB/6.00 MiB"),
+        "the total line never reached 3 objects and 6 MiB: {drawn:?}"
+    );
+    assert!(!drawn.contains("7.00 MiB"), "past the sum: {drawn:?}");
+    for (name, size) in [
+        ("one", "1.00 MiB"),
+        ("two", "2.00 MiB"),
+        ("three", "3.00 MiB"),
+    ] {
+        assert!(
+            drawn.contains(&format!("{size}/{size}")),
+            "{name}: its bar never reached {size}: {drawn:?}"
+        );
+    }
+}
