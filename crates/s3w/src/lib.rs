@@ -281,13 +281,48 @@ impl Location {
     }
 }
 
-/// A failure reported to the user as one line.
+/// A failure reported to the user as one line; with the S3 error code and request id
+/// where the store answered with an error (they go into `--json` output).
 #[derive(Debug)]
-pub struct Failure(pub String);
+pub struct Failure {
+    /// The line (without the `s3w: ` prefix).
+    pub message: String,
+    /// The S3 error code.
+    pub code: Option<String>,
+    /// The request id of the failed request.
+    pub request_id: Option<String>,
+}
+
+impl Failure {
+    /// A failure with no S3 error behind it.
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: None,
+            request_id: None,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::new(message)
+    }
+}
+
+/// [`describe`] with the S3 error code and request id kept.
+fn failure_of(what: &str, bucket_name: &str, error: &Error) -> Failure {
+    let s3 = error.service_error();
+    Failure {
+        message: describe(what, bucket_name, error),
+        code: s3.map(|s| s.code.clone()),
+        request_id: s3.and_then(|s| s.request_id.clone()),
+    }
+}
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -297,7 +332,7 @@ type Result<T, E = Failure> = std::result::Result<T, E>;
 const USAGE: &str = "usage: ";
 
 fn usage(message: impl Into<String>) -> Failure {
-    Failure(format!("{USAGE}{}", message.into()))
+    Failure::new(format!("{USAGE}{}", message.into()))
 }
 
 /// One line for a library error: what failed, the S3 code and request id, what to try.
@@ -424,7 +459,7 @@ async fn client(cli: &Cli) -> Result<Client> {
         builder = builder.transfer_memory(memory);
     }
     builder.build().map_err(|e| {
-        Failure(format!(
+        Failure::new(format!(
             "cannot configure the client: {}",
             one_line(&e.to_string())
         ))
@@ -467,14 +502,17 @@ impl Out {
         Some(bar)
     }
 
-    fn error(&self, text: String, value: Value) {
+    fn error(&self, failure: impl Into<Failure>, value: Value) {
+        let failure = failure.into();
         self.failed.store(true, Ordering::SeqCst);
         if self.json {
             let mut value = value;
-            value["error"] = json!(text);
+            value["error"] = json!(failure.message);
+            value["code"] = json!(failure.code);
+            value["request_id"] = json!(failure.request_id);
             println!("{value}");
         }
-        eprintln!("s3w: {text}");
+        eprintln!("s3w: {}", failure.message);
     }
 }
 
@@ -496,7 +534,11 @@ async fn run(cli: Cli) -> i32 {
     match result {
         Err(failure) => {
             eprintln!("s3w: {failure}");
-            if failure.0.starts_with(USAGE) { 2 } else { 1 }
+            if failure.message.starts_with(USAGE) {
+                2
+            } else {
+                1
+            }
         }
         Ok(()) if out.failed.load(Ordering::SeqCst) => 1,
         Ok(()) => 0,
@@ -511,11 +553,11 @@ fn s3_location(text: &str) -> Result<(String, String)> {
 }
 
 fn bucket_name(name: &str) -> Result<BucketName> {
-    bucket(name).map_err(|e| Failure(format!("invalid bucket name `{name}`: {e}")))
+    bucket(name).map_err(|e| Failure::new(format!("invalid bucket name `{name}`: {e}")))
 }
 
 fn key_name(name: &str) -> Result<ObjectKey> {
-    key(name).map_err(|e| Failure(format!("invalid key `{name}`: {e}")))
+    key(name).map_err(|e| Failure::new(format!("invalid key `{name}`: {e}")))
 }
 
 fn object_key(text: &str) -> Result<(BucketName, ObjectKey, String, String)> {
@@ -558,7 +600,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             client
                 .create_bucket(CreateBucket::new(bucket_name(&b)?))
                 .await
-                .map_err(|e| Failure(describe(&format!("make bucket `{b}`"), &b, &e)))?;
+                .map_err(|e| failure_of(&format!("make bucket `{b}`"), &b, &e))?;
             out.line(
                 format!("make_bucket: {b}"),
                 json!({"bucket": b, "result": "created"}),
@@ -573,7 +615,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             if *force {
                 rm(client, out, &format!("s3://{b}/"), true, false).await?;
                 if out.failed.load(Ordering::SeqCst) {
-                    return Err(Failure(format!(
+                    return Err(Failure::new(format!(
                         "remove bucket `{b}`: not every object was deleted"
                     )));
                 }
@@ -581,7 +623,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             client
                 .delete_bucket(DeleteBucket::new(bucket_name(&b)?))
                 .await
-                .map_err(|e| Failure(describe(&format!("remove bucket `{b}`"), &b, &e)))?;
+                .map_err(|e| failure_of(&format!("remove bucket `{b}`"), &b, &e))?;
             out.line(
                 format!("remove_bucket: {b}"),
                 json!({"bucket": b, "result": "removed"}),
@@ -644,13 +686,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
                     Duration::from_secs(older_than_hours * 3600),
                 )
                 .await
-                .map_err(|e| {
-                    Failure(describe(
-                        &format!("list multipart uploads in s3://{b}"),
-                        &b,
-                        &e,
-                    ))
-                })?;
+                .map_err(|e| failure_of(&format!("list multipart uploads in s3://{b}"), &b, &e))?;
             for upload in &swept.aborted {
                 out.line(
                     format!("aborted: s3://{b}/{} ({})", upload.key, upload.upload_id),
@@ -659,7 +695,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             }
             for (upload, error) in &swept.failed {
                 out.error(
-                    describe(&format!("abort upload {} of s3://{b}/{}", upload.upload_id, upload.key), &b, error),
+                    failure_of(&format!("abort upload {} of s3://{b}/{}", upload.upload_id, upload.key), &b, error),
                     json!({"operation": "abort", "bucket": b, "key": upload.key, "upload_id": upload.upload_id}),
                 );
             }
@@ -685,11 +721,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
                            "duration_ms": started.elapsed().as_millis() as u64}),
                 ),
                 Err(e) => {
-                    return Err(Failure(describe(
-                        &format!("upload to s3://{b}/{k}"),
-                        &b,
-                        &e,
-                    )));
+                    return Err(failure_of(&format!("upload to s3://{b}/{k}"), &b, &e));
                 }
             }
             Ok(())
@@ -707,7 +739,7 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
                 "PUT" => client.presign(&PutObject::new(bn, kn), expires).await,
                 other => return Err(usage(format!("--method {other}: use GET or PUT"))),
             }
-            .map_err(|e| Failure(describe("presign", &b, &e)))?;
+            .map_err(|e| failure_of("presign", &b, &e))?;
             out.line(
                 signed.url(),
                 json!({"url": signed.url(), "expires_in": expires_in}),
@@ -755,7 +787,7 @@ async fn list_all(
         }
         other => other,
     }
-    .map_err(|e| Failure(describe(&format!("list s3://{b}/{prefix}"), b, &e)))
+    .map_err(|e| failure_of(&format!("list s3://{b}/{prefix}"), b, &e))
 }
 
 async fn list_pages(
@@ -800,7 +832,7 @@ async fn ls(
     let Some(path) = path.filter(|p| *p != "s3://") else {
         let mut pages = client.list_buckets_pages(ListBuckets::new());
         while let Some(page) = pages.next_page().await {
-            let page = page.map_err(|e| Failure(describe("list buckets", "", &e)))?;
+            let page = page.map_err(|e| failure_of("list buckets", "", &e))?;
             for b in page.result.buckets {
                 out.line(&b.name, json!({"bucket": b.name}));
             }
@@ -935,14 +967,14 @@ fn local_files(root: &Path) -> Result<Vec<(PathBuf, String)>> {
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries = std::fs::read_dir(&dir)
-            .map_err(|e| Failure(format!("cannot read directory {}: {e}", dir.display())))?;
+            .map_err(|e| Failure::new(format!("cannot read directory {}: {e}", dir.display())))?;
         for entry in entries {
             let entry =
-                entry.map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?;
+                entry.map_err(|e| Failure::new(format!("cannot read {}: {e}", dir.display())))?;
             let path = entry.path();
             let kind = entry
                 .file_type()
-                .map_err(|e| Failure(format!("cannot stat {}: {e}", path.display())))?;
+                .map_err(|e| Failure::new(format!("cannot stat {}: {e}", path.display())))?;
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file() {
@@ -1110,9 +1142,9 @@ async fn run_job(
                     .attributes(attributes)
                     .checksum(attrs.checksum.or(Some(ChecksumAlgorithm::Crc32)))
                     .await
-                    .map_err(|e| Failure(describe(&format!("upload {} to s3://{b}/{k}", path.display()), b, &e)))?;
+                    .map_err(|e| failure_of(&format!("upload {} to s3://{b}/{k}", path.display()), b, &e))?;
                 if delete_source {
-                    std::fs::remove_file(path).map_err(|e| Failure(format!("remove {}: {e}", path.display())))?;
+                    std::fs::remove_file(path).map_err(|e| Failure::new(format!("remove {}: {e}", path.display())))?;
                 }
                 Ok(json!({"size": output.size, "etag": output.etag.as_ref().map(|e| e.as_str().to_owned())}))
             }
@@ -1125,7 +1157,7 @@ async fn run_job(
             let result = async {
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(parent)
-                        .map_err(|e| Failure(format!("create {}: {e}", parent.display())))?;
+                        .map_err(|e| Failure::new(format!("create {}: {e}", parent.display())))?;
                 }
                 let output = client
                     .download(
@@ -1135,12 +1167,12 @@ async fn run_job(
                     )
                     .on_progress(listener)
                     .await
-                    .map_err(|e| Failure(describe(&format!("download s3://{b}/{k}"), b, &e)))?;
+                    .map_err(|e| failure_of(&format!("download s3://{b}/{k}"), b, &e))?;
                 if delete_source {
                     client
                         .delete_object(DeleteObject::new(bucket_name(b)?, key_name(k)?))
                         .await
-                        .map_err(|e| Failure(describe(&format!("delete s3://{b}/{k}"), b, &e)))?;
+                        .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), b, &e))?;
                 }
                 Ok(json!({"size": output.size}))
             }
@@ -1155,12 +1187,12 @@ async fn run_job(
                     .copy(CopySource::new(bucket_name(sb)?, key_name(sk)?), bucket_name(db)?, key_name(dk)?)
                     .on_progress(listener)
                     .await
-                    .map_err(|e| Failure(describe(&format!("copy s3://{sb}/{sk}"), sb, &e)))?;
+                    .map_err(|e| failure_of(&format!("copy s3://{sb}/{sk}"), sb, &e))?;
                 if delete_source {
                     client
                         .delete_object(DeleteObject::new(bucket_name(sb)?, key_name(sk)?))
                         .await
-                        .map_err(|e| Failure(describe(&format!("delete s3://{sb}/{sk}"), sb, &e)))?;
+                        .map_err(|e| failure_of(&format!("delete s3://{sb}/{sk}"), sb, &e))?;
                 }
                 Ok(json!({"size": output.size, "etag": output.etag.as_ref().map(|e| e.as_str().to_owned())}))
             }
@@ -1191,7 +1223,7 @@ async fn cp(
     attributes(&args.attrs, None)?;
     let jobs = plan(client, args).await?;
     if jobs.is_empty() {
-        return Err(Failure(format!("nothing matches `{}`", args.source)));
+        return Err(Failure::new(format!("nothing matches `{}`", args.source)));
     }
     if args.dryrun {
         for job in &jobs {
@@ -1246,7 +1278,7 @@ async fn run_jobs(
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => finish_one(done),
             }
         };
-        let permit = permit.map_err(|_| Failure("internal: semaphore closed".into()))?;
+        let permit = permit.map_err(|_| Failure::new("internal: semaphore closed"))?;
         let Some(job) = jobs.next() else { break };
         // A bar only for a transfer that runs now.
         let bar = out.transfer_bar(&describe_job(&job));
@@ -1280,7 +1312,7 @@ async fn run_jobs(
 fn report(out: &Out, done: std::result::Result<(Value, Result<String>), tokio::task::JoinError>) {
     match done {
         Ok((value, Ok(text))) => out.line(text, value),
-        Ok((value, Err(failure))) => out.error(failure.0, value),
+        Ok((value, Err(failure))) => out.error(failure, value),
         Err(panic) => out.error(format!("a transfer task failed: {panic}"), json!({})),
     }
 }
@@ -1315,7 +1347,7 @@ async fn rm(client: &Client, out: &Out, path: &str, recursive: bool, dryrun: boo
         client
             .delete_object(DeleteObject::new(bucket_name(&b)?, key_name(&k)?))
             .await
-            .map_err(|e| Failure(describe(&format!("delete s3://{b}/{k}"), &b, &e)))?;
+            .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), &b, &e))?;
         out.line(
             format!("delete: s3://{b}/{k}"),
             json!({"operation": "delete", "bucket": b, "key": k}),
@@ -1330,7 +1362,7 @@ async fn rm(client: &Client, out: &Out, path: &str, recursive: bool, dryrun: boo
         let result = client
             .delete_objects(DeleteObjects::new(bucket_name(&b)?, names))
             .await
-            .map_err(|e| Failure(describe(&format!("delete objects in s3://{b}"), &b, &e)))?;
+            .map_err(|e| failure_of(&format!("delete objects in s3://{b}"), &b, &e))?;
         for deleted in &result.result.deleted {
             out.line(
                 format!("delete: s3://{b}/{}", deleted.key),
@@ -1375,17 +1407,17 @@ async fn cat(client: &Client, path: &str, range: Option<&str>) -> Result<()> {
     let object = client
         .get_object(request)
         .await
-        .map_err(|e| Failure(describe(&format!("read s3://{b}/{k}"), &b, &e)))?;
+        .map_err(|e| failure_of(&format!("read s3://{b}/{k}"), &b, &e))?;
     let mut stdout = tokio::io::stdout();
     object
         .body
         .write_to(&mut stdout)
         .await
-        .map_err(|e| Failure(describe(&format!("stream s3://{b}/{k}"), &b, &e)))?;
+        .map_err(|e| failure_of(&format!("stream s3://{b}/{k}"), &b, &e))?;
     stdout
         .flush()
         .await
-        .map_err(|e| Failure(format!("write stdout: {e}")))?;
+        .map_err(|e| Failure::new(format!("write stdout: {e}")))?;
     Ok(())
 }
 
@@ -1394,7 +1426,7 @@ async fn stat(client: &Client, out: &Out, path: &str) -> Result<()> {
     let head = client
         .head_object(HeadObject::new(bn, kn).checksum_mode(true))
         .await
-        .map_err(|e| Failure(describe(&format!("stat s3://{b}/{k}"), &b, &e)))?;
+        .map_err(|e| failure_of(&format!("stat s3://{b}/{k}"), &b, &e))?;
     let checksums = format!("{:?}", head.checksums);
     let etag = head.etag.as_ref().map(|e| e.as_str().to_owned());
     let value = json!({
@@ -1584,7 +1616,7 @@ async fn sync(
                         json!({"operation": "delete", "bucket": b, "key": k}),
                     ),
                     Err(e) => out.error(
-                        describe(&format!("delete s3://{b}/{k}"), &b, &e),
+                        failure_of(&format!("delete s3://{b}/{k}"), &b, &e),
                         json!({"operation": "delete", "bucket": b, "key": k}),
                     ),
                 }

@@ -192,6 +192,11 @@ fn errors_mid_recursive_copy_fail_one_object_the_others_complete_exit_1() {
         .collect();
     assert_eq!(failed.len(), 1, "{results:?}");
     assert_eq!(failed[0]["key"], "t/b/broken.txt");
+    assert_eq!(failed[0]["code"], "AccessDenied", "{results:?}");
+    assert_eq!(failed[0]["request_id"], "FAULT-1", "{results:?}");
+    for ok in results.iter().filter(|r| r.get("error").is_none()) {
+        assert!(ok["size"].is_u64() && ok["duration_ms"].is_u64(), "{ok}");
+    }
     assert!(slowdowns.load(Ordering::SeqCst) >= 2, "flaky retried");
 
     // Every other object is stored, byte for byte (read directly from local-s3).
