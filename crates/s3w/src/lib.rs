@@ -1228,8 +1228,8 @@ async fn cp(
     if args.dryrun {
         for job in &jobs {
             out.line(
-                format!("(dryrun) {job:?}"),
-                json!({"dryrun": format!("{job:?}")}),
+                format!("(dryrun) {}", describe_job(job)),
+                json!({"dryrun": describe_job(job)}),
             );
         }
         return Ok(());

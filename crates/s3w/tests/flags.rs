@@ -179,6 +179,21 @@ fn mv_from_local_removes_the_file_and_s3_to_s3_recursive_copies_keep_names() {
     env.ok(&["mv", file.to_str().unwrap(), "s3://mv-b/in/"]);
     assert!(!file.exists(), "mv left the source");
     write(&dir.path().join("t/a b+c%.txt"), b"odd name");
+    let dry = env.ok(&[
+        "cp",
+        "--dryrun",
+        "-r",
+        dir.path().to_str().unwrap(),
+        "s3://mv-b/in/",
+    ]);
+    assert!(
+        dry.starts_with("(dryrun) upload: ") && dry.contains("a b+c%.txt to s3://mv-b/in/t/"),
+        "{dry}"
+    );
+    assert!(
+        !env.ok(&["ls", "-r", "s3://mv-b/"]).contains("a b+c%"),
+        "dryrun uploaded"
+    );
     env.ok(&["cp", "-r", dir.path().to_str().unwrap(), "s3://mv-b/in/"]);
     env.ok(&["cp", "-r", "s3://mv-b/in/", "s3://mv-c/out/"]);
     let listing = env.ok(&["ls", "-r", "s3://mv-c/"]);
