@@ -771,6 +771,9 @@ struct Listed {
     size: u64,
     etag: Option<String>,
     modified: Option<std::time::SystemTime>,
+    /// LastModified as the store sent it (RFC 3339, UTC).
+    modified_text: String,
+    checksum_algorithms: Vec<String>,
 }
 
 async fn list_all(
@@ -814,6 +817,8 @@ async fn list_pages(
                 size: object.size,
                 etag: object.etag.map(|e| e.as_str().to_owned()),
                 modified: object.last_modified.to_system_time(),
+                modified_text: object.last_modified.to_string(),
+                checksum_algorithms: object.checksum_algorithms,
             });
         }
         prefixes.extend(page.result.common_prefixes);
@@ -849,14 +854,20 @@ async fn ls(
         }
     };
     for p in &prefixes {
-        out.line(format!("{:>12} PRE {p}", ""), json!({"prefix": p}));
+        out.line(format!("{:>32} {p}", "PRE"), json!({"prefix": p}));
     }
     let mut total = 0u64;
     for o in &objects {
         total += o.size;
         out.line(
-            format!("{:>12} {}", size_text(o.size), o.key),
-            json!({"key": o.key, "size": o.size, "etag": o.etag}),
+            format!(
+                "{:19} {:>12} {}",
+                o.modified_text.replace('T', " ").get(..19).unwrap_or(""),
+                size_text(o.size),
+                o.key
+            ),
+            json!({"key": o.key, "size": o.size, "etag": o.etag,
+                   "last_modified": o.modified_text, "checksum_algorithms": o.checksum_algorithms}),
         );
     }
     if summarize {

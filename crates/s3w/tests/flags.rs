@@ -70,6 +70,20 @@ fn upload_attributes_reach_the_object() {
     )
     .unwrap();
     assert_eq!(stat["content_type"], "text/html");
+    let listed = env.ok(&["ls", "s3://attr-b/"]);
+    let line = listed.lines().next().unwrap();
+    // `YYYY-MM-DD HH:MM:SS        SIZE key`, as `aws s3 ls` prints it.
+    assert!(
+        line.len() > 20 && line.as_bytes()[4] == b'-' && line.as_bytes()[13] == b':',
+        "{listed}"
+    );
+    assert!(line.ends_with(" 9 guessed.html"), "{listed}");
+    let entry: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "ls", "s3://attr-b/"]).trim()).unwrap();
+    assert!(
+        entry["last_modified"].as_str().unwrap().ends_with('Z'),
+        "{entry}"
+    );
     // Given; metadata and a SHA256 checksum stored and read back with the head.
     env.ok(&[
         "cp",
