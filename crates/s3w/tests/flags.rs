@@ -399,3 +399,40 @@ fn the_total_line_under_a_pty_counts_objects_and_reaches_the_sum_of_sizes_exactl
         );
     }
 }
+
+#[test]
+fn part_size_and_max_memory_shape_the_multipart_upload_and_download() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://mp-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("twelve.bin");
+    let bytes: Vec<u8> = (0..12u32 << 20).map(|i| (i % 251) as u8).collect();
+    write(&file, &bytes);
+    let sizes = ["--part-size", "5M", "--max-memory", "10M"];
+    let up = [
+        &sizes[..],
+        &["--json", "cp", file.to_str().unwrap(), "s3://mp-b/t.bin"],
+    ]
+    .concat();
+    let up: serde_json::Value = serde_json::from_str(env.ok(&up).trim()).unwrap();
+    assert_eq!(up["size"], 12 << 20);
+    // Three parts of at most 5 MiB: a multipart ETag ends with `-3`.
+    assert!(
+        up["etag"]
+            .as_str()
+            .unwrap()
+            .trim_matches('"')
+            .ends_with("-3"),
+        "{up}"
+    );
+    let back = dir.path().join("back.bin");
+    let down = [
+        &sizes[..],
+        &["cp", "s3://mp-b/t.bin", back.to_str().unwrap()],
+    ]
+    .concat();
+    env.ok(&down);
+    assert!(std::fs::read(&back).unwrap() == bytes, "bytes differ");
+    let bad = env.run(&["--part-size", "5X", "ls"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
