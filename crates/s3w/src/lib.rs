@@ -1438,13 +1438,30 @@ async fn stat(client: &Client, out: &Out, path: &str) -> Result<()> {
         .head_object(HeadObject::new(bn, kn).checksum_mode(true))
         .await
         .map_err(|e| failure_of(&format!("stat s3://{b}/{k}"), &b, &e))?;
-    let checksums = format!("{:?}", head.checksums);
+    let mut checksums = head
+        .checksums
+        .values
+        .iter()
+        .map(|(algorithm, value)| format!("{}={value}", algorithm.as_str()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let checksum_type = head.checksums.checksum_type.map(|t| t.as_str());
+    if let Some(kind) = checksum_type {
+        checksums.push_str(&format!(" ({kind})"));
+    }
+    let checksum_values: serde_json::Map<String, Value> = head
+        .checksums
+        .values
+        .iter()
+        .map(|(algorithm, value)| (algorithm.as_str().to_owned(), json!(value)))
+        .collect();
     let etag = head.etag.as_ref().map(|e| e.as_str().to_owned());
     let value = json!({
         "bucket": b, "key": k, "size": head.content_length, "etag": etag,
         "content_type": head.content_type, "parts": head.parts_count,
         "storage_class": head.storage_class.as_ref().map(|c| c.as_str().to_owned()),
-        "metadata": head.metadata, "checksums": checksums,
+        "metadata": head.metadata, "checksums": checksum_values,
+        "checksum_type": checksum_type,
     });
     let mut text = format!(
         "Name      : s3://{b}/{k}\nSize      : {}\nETag      : {}\nType      : {}\nParts     : {}\nChecksums : {checksums}",

@@ -105,12 +105,14 @@ fn upload_attributes_reach_the_object() {
     assert_eq!(stat["metadata"]["team"], "storage", "{stat}");
     assert_eq!(stat["size"], 9);
     assert!(
-        stat["checksums"]
-            .to_string()
-            .to_lowercase()
-            .contains("sha256"),
+        stat["checksums"]["SHA256"]
+            .as_str()
+            .is_some_and(|v| v.len() == 44),
         "{stat}"
     );
+    let text = env.ok(&["stat", "s3://attr-b/given.bin"]);
+    assert!(text.contains("Checksums : SHA256="), "{text}");
+    assert!(!text.contains("ResponseChecksums"), "a Debug dump: {text}");
     // local-s3 (s3s-fs) stores neither the storage class nor SSE; the request is
     // accepted, which is all this store can show.
     env.ok(&[
