@@ -1,0 +1,238 @@
+//! Failure paths of `cp --recursive` through a small fault proxy in front of local-s3: one
+//! object's upload is refused (403 AccessDenied every time), another's first attempt gets a
+//! 503 SlowDown (retried by the library); the rest pass through untouched.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Reads one HTTP/1.1 request (headers and a `content-length` body).
+fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = stream.read(&mut byte).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&byte[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = stream.read(&mut byte).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&byte[..n]);
+    }
+    Some((head, buf))
+}
+
+fn error_reply(status: &str, code: &str) -> Vec<u8> {
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code>\
+         <Message>injected by the test</Message><RequestId>FAULT-1</RequestId></Error>"
+    );
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/xml\r\nx-amz-request-id: FAULT-1\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A proxy to `upstream`, one request per connection.
+fn start_proxy(upstream: String, slowdowns: Arc<AtomicUsize>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let upstream = upstream.clone();
+            let slowdowns = slowdowns.clone();
+            std::thread::spawn(move || {
+                let Some((head, request)) = read_request(&mut stream) else {
+                    return;
+                };
+                let line = head.lines().next().unwrap_or_default().to_owned();
+                if line.starts_with("PUT") && line.contains("broken") {
+                    let _ = stream.write_all(&error_reply("403 Forbidden", "AccessDenied"));
+                    return;
+                }
+                if line.starts_with("PUT")
+                    && line.contains("flaky")
+                    && slowdowns.fetch_add(1, Ordering::SeqCst) == 0
+                {
+                    let _ = stream.write_all(&error_reply("503 Service Unavailable", "SlowDown"));
+                    return;
+                }
+                // Forward with `connection: close`, then relay the answer to its end.
+                let end = line.len() + 2;
+                let mut forwarded = request[..end].to_vec();
+                forwarded.extend_from_slice(b"connection: close\r\n");
+                forwarded.extend(
+                    String::from_utf8_lossy(&request[end..head.len()])
+                        .split("\r\n")
+                        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
+                        .collect::<Vec<_>>()
+                        .join("\r\n")
+                        .into_bytes(),
+                );
+                forwarded.extend_from_slice(&request[head.len()..]);
+                let Ok(mut up) = TcpStream::connect(&upstream) else {
+                    return;
+                };
+                if up.write_all(&forwarded).is_err() {
+                    return;
+                }
+                let mut answer = Vec::new();
+                let _ = up.read_to_end(&mut answer);
+                let _ = stream.write_all(&answer);
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+fn s3w(server: &local_s3::LocalS3, endpoint: &str, home: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_s3w"));
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("AWS_ENDPOINT_URL", endpoint)
+        .env("AWS_ACCESS_KEY_ID", server.access_key())
+        .env("AWS_SECRET_ACCESS_KEY", server.secret_key())
+        .env("AWS_REGION", server.region())
+        .env("AWS_CONFIG_FILE", home.join("no-config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("no-credentials"))
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    command
+}
+
+#[test]
+fn errors_mid_recursive_copy_fail_one_object_the_others_complete_exit_1() {
+    let server = local_s3::LocalS3::start().expect("start local-s3");
+    let home = tempfile::tempdir().unwrap();
+    let upstream = server
+        .endpoint()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let slowdowns = Arc::new(AtomicUsize::new(0));
+    let proxy = start_proxy(upstream, slowdowns.clone());
+
+    let mb = s3w(&server, &proxy, home.path(), &["mb", "s3://fault-b"])
+        .output()
+        .unwrap();
+    assert!(
+        mb.status.success(),
+        "{}",
+        String::from_utf8_lossy(&mb.stderr)
+    );
+
+    let src = tempfile::tempdir().unwrap();
+    let names = ["a.txt", "b/broken.txt", "c/flaky.txt", "d e.txt", "f.txt"];
+    for name in names {
+        let path = src.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("bytes of {name}")).unwrap();
+    }
+    let out = s3w(
+        &server,
+        &proxy,
+        home.path(),
+        &[
+            "--json",
+            "--concurrency",
+            "2",
+            "cp",
+            "--recursive",
+            src.path().to_str().unwrap(),
+            "s3://fault-b/t/",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1), "exit code");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.trim().lines().collect();
+    assert_eq!(lines.len(), 1, "one error line: {stderr}");
+    assert!(
+        lines[0].contains("broken.txt") && lines[0].contains("AccessDenied"),
+        "{stderr}"
+    );
+    assert!(lines[0].contains("FAULT-1"), "request id: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("Error {"));
+
+    let results: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(results.len(), names.len(), "{results:?}");
+    let failed: Vec<_> = results
+        .iter()
+        .filter(|r| r.get("error").is_some())
+        .collect();
+    assert_eq!(failed.len(), 1, "{results:?}");
+    assert_eq!(failed[0]["key"], "t/b/broken.txt");
+    assert_eq!(failed[0]["code"], "AccessDenied", "{results:?}");
+    assert_eq!(failed[0]["request_id"], "FAULT-1", "{results:?}");
+    for ok in results.iter().filter(|r| r.get("error").is_none()) {
+        assert!(ok["size"].is_u64() && ok["duration_ms"].is_u64(), "{ok}");
+    }
+    assert!(slowdowns.load(Ordering::SeqCst) >= 2, "flaky retried");
+
+    // Every other object is stored, byte for byte (read directly from local-s3).
+    let direct = server.endpoint();
+    let dest = tempfile::tempdir().unwrap();
+    for name in names.iter().filter(|n| !n.contains("broken")) {
+        let target = dest.path().join(name.replace('/', "_"));
+        let get = s3w(
+            &server,
+            direct,
+            home.path(),
+            &[
+                "cp",
+                &format!("s3://fault-b/t/{name}"),
+                target.to_str().unwrap(),
+            ],
+        )
+        .output()
+        .unwrap();
+        assert!(
+            get.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&get.stderr)
+        );
+        assert_eq!(
+            std::fs::read(&target).unwrap(),
+            format!("bytes of {name}").into_bytes()
+        );
+    }
+    let missing = s3w(
+        &server,
+        direct,
+        home.path(),
+        &["stat", "s3://fault-b/t/b/broken.txt"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+}

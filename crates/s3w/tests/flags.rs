@@ -1,0 +1,440 @@
+//! End-to-end tests of flags the other suites do not reach: upload attributes, `rm -r` over
+//! more than one DeleteObjects batch, `abort-stale`, `--quiet`, usage errors (exit 2), `mv`
+//! from a local file, S3→S3 recursive copies.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+struct Env {
+    server: local_s3::LocalS3,
+    home: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            server: local_s3::LocalS3::start().expect("start local-s3"),
+            home: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_s3w"))
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("AWS_ENDPOINT_URL", self.server.endpoint())
+            .env("AWS_ACCESS_KEY_ID", self.server.access_key())
+            .env("AWS_SECRET_ACCESS_KEY", self.server.secret_key())
+            .env("AWS_REGION", self.server.region())
+            .env("AWS_CONFIG_FILE", self.home.path().join("no-config"))
+            .env(
+                "AWS_SHARED_CREDENTIALS_FILE",
+                self.home.path().join("no-credentials"),
+            )
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .output()
+            .expect("run s3w")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "s3w {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn upload_attributes_reach_the_object() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://attr-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html");
+    write(&file, b"<p>hi</p>");
+    let file = file.to_str().unwrap();
+    // Guessed from the extension.
+    env.ok(&["cp", file, "s3://attr-b/guessed.html"]);
+    let stat: serde_json::Value = serde_json::from_str(
+        env.ok(&["--json", "stat", "s3://attr-b/guessed.html"])
+            .trim(),
+    )
+    .unwrap();
+    assert_eq!(stat["content_type"], "text/html");
+    let listed = env.ok(&["ls", "s3://attr-b/"]);
+    let line = listed.lines().next().unwrap();
+    // `YYYY-MM-DD HH:MM:SS        SIZE key`, as `aws s3 ls` prints it.
+    assert!(
+        line.len() > 20 && line.as_bytes()[4] == b'-' && line.as_bytes()[13] == b':',
+        "{listed}"
+    );
+    assert!(line.ends_with(" 9 guessed.html"), "{listed}");
+    let entry: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "ls", "s3://attr-b/"]).trim()).unwrap();
+    assert!(
+        entry["last_modified"].as_str().unwrap().ends_with('Z'),
+        "{entry}"
+    );
+    // Given; metadata and a SHA256 checksum stored and read back with the head.
+    env.ok(&[
+        "cp",
+        "--content-type",
+        "application/x-test",
+        "--metadata",
+        "owner=me",
+        "--metadata",
+        "team=storage",
+        "--checksum",
+        "sha256",
+        file,
+        "s3://attr-b/given.bin",
+    ]);
+    let stat: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "stat", "s3://attr-b/given.bin"]).trim()).unwrap();
+    assert_eq!(stat["content_type"], "application/x-test");
+    assert_eq!(stat["metadata"]["owner"], "me", "{stat}");
+    assert_eq!(stat["metadata"]["team"], "storage", "{stat}");
+    assert_eq!(stat["size"], 9);
+    assert!(
+        stat["checksums"]["SHA256"]
+            .as_str()
+            .is_some_and(|v| v.len() == 44),
+        "{stat}"
+    );
+    let text = env.ok(&["stat", "s3://attr-b/given.bin"]);
+    assert!(text.contains("Checksums : SHA256="), "{text}");
+    assert!(!text.contains("ResponseChecksums"), "a Debug dump: {text}");
+    // local-s3 (s3s-fs) stores neither the storage class nor SSE; the request is
+    // accepted, which is all this store can show.
+    env.ok(&[
+        "cp",
+        "--storage-class",
+        "STANDARD",
+        "--sse",
+        "AES256",
+        file,
+        "s3://attr-b/classy.html",
+    ]);
+    // Bad values are usage errors.
+    let bad = env.run(&["cp", "--sse", "rot13", file, "s3://attr-b/x"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = env.run(&["cp", "--checksum", "md4", file, "s3://attr-b/x"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn rm_recursive_deletes_more_than_one_batch_of_1000() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://many-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1005 {
+        write(&dir.path().join(format!("k{i:04}")), b"x");
+    }
+    env.ok(&[
+        "--quiet",
+        "--concurrency",
+        "16",
+        "cp",
+        "-r",
+        dir.path().to_str().unwrap(),
+        "s3://many-b/p/",
+    ]);
+    let du: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "du", "s3://many-b/p/"]).trim()).unwrap();
+    assert_eq!(du["objects"], 1005);
+    assert_eq!(du["size"], 1005);
+    let deleted = env.ok(&["--json", "rm", "-r", "s3://many-b/p/"]);
+    assert_eq!(deleted.lines().count(), 1005);
+    assert_eq!(env.ok(&["ls", "-r", "s3://many-b/"]), "");
+    env.ok(&["rb", "s3://many-b"]);
+}
+
+#[test]
+fn quiet_prints_nothing_and_usage_errors_exit_2() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://q-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    write(&file, b"quiet");
+    assert_eq!(
+        env.ok(&["--quiet", "cp", file.to_str().unwrap(), "s3://q-b/f.txt"]),
+        ""
+    );
+    for args in [
+        &["cp", "a", "b"][..],
+        &["cat", "s3://q-b"][..],
+        &["rm", "s3://q-b/"][..],
+        &["cat", "--range", "x-y", "s3://q-b/f.txt"][..],
+        &["presign", "--method", "DELETE", "s3://q-b/f.txt"][..],
+        &["no-such-command"][..],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn mv_from_local_removes_the_file_and_s3_to_s3_recursive_copies_keep_names() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://mv-b"]);
+    env.ok(&["mb", "s3://mv-c"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("moving.txt");
+    write(&file, b"moving");
+    env.ok(&["mv", file.to_str().unwrap(), "s3://mv-b/in/"]);
+    assert!(!file.exists(), "mv left the source");
+    write(&dir.path().join("t/a b+c%.txt"), b"odd name");
+    let dry = env.ok(&[
+        "cp",
+        "--dryrun",
+        "-r",
+        dir.path().to_str().unwrap(),
+        "s3://mv-b/in/",
+    ]);
+    assert!(
+        dry.starts_with("(dryrun) upload: ") && dry.contains("a b+c%.txt to s3://mv-b/in/t/"),
+        "{dry}"
+    );
+    assert!(
+        !env.ok(&["ls", "-r", "s3://mv-b/"]).contains("a b+c%"),
+        "dryrun uploaded"
+    );
+    env.ok(&["cp", "-r", dir.path().to_str().unwrap(), "s3://mv-b/in/"]);
+    env.ok(&["cp", "-r", "s3://mv-b/in/", "s3://mv-c/out/"]);
+    let listing = env.ok(&["ls", "-r", "s3://mv-c/"]);
+    assert!(listing.contains("out/moving.txt"), "{listing}");
+    assert!(listing.contains("out/t/a b+c%.txt"), "{listing}");
+    let cat = env.run(&["cat", "s3://mv-c/out/t/a b+c%.txt"]);
+    assert_eq!(cat.stdout, b"odd name");
+}
+
+/// A scripted store for `abort-stale` (local-s3, s3s-fs 0.14, does not implement
+/// ListMultipartUploads): lists an old and a future upload, answers aborts with 204, and
+/// records the request lines.
+fn uploads_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&buf).into_owned();
+            let line = head.lines().next().unwrap_or_default().to_owned();
+            log.lock().unwrap().push(line.clone());
+            let (status, body) = if line.starts_with("GET") && line.contains("uploads") {
+                (
+                    "200 OK",
+                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListMultipartUploadsResult>\
+                     <Bucket>mp-b</Bucket><KeyMarker></KeyMarker><UploadIdMarker></UploadIdMarker>\
+                     <MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>\
+                     <Upload><Key>old/abandoned.bin</Key><UploadId>UP-OLD</UploadId>\
+                     <Initiated>2020-01-01T00:00:00.000Z</Initiated></Upload>\
+                     <Upload><Key>old/running.bin</Key><UploadId>UP-NEW</UploadId>\
+                     <Initiated>2099-01-01T00:00:00.000Z</Initiated></Upload>\
+                     </ListMultipartUploadsResult>",
+                )
+            } else if line.starts_with("DELETE") {
+                ("204 No Content", "")
+            } else {
+                ("501 Not Implemented", "")
+            };
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/xml\r\nx-amz-request-id: R1\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    (format!("http://{address}"), seen)
+}
+
+#[test]
+fn abort_stale_aborts_old_uploads_and_keeps_young_ones() {
+    let env = Env::new();
+    let (endpoint, seen) = uploads_server();
+    let out = env.ok(&[
+        "--endpoint-url",
+        &endpoint,
+        "--json",
+        "abort-stale",
+        "--older-than-hours",
+        "24",
+        "s3://mp-b/old/",
+    ]);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["key"], "old/abandoned.bin", "{out}");
+    assert_eq!(lines[0]["upload_id"], "UP-OLD");
+    assert_eq!(lines[1]["aborted"], 1);
+    assert_eq!(lines[1]["kept"], 1);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen[0].starts_with("GET") && seen[0].contains("prefix=old"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|l| l.starts_with("DELETE") && l.contains("uploadId=UP-OLD")),
+        "{seen:?}"
+    );
+    assert!(!seen.iter().any(|l| l.contains("UP-NEW")), "{seen:?}");
+}
+
+fn set_mtime(path: &Path, when: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+#[test]
+fn sync_with_checksum_compares_content_not_times() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://ck-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (same, changed) = (dir.path().join("same.txt"), dir.path().join("changed.txt"));
+    write(&same, b"same bytes");
+    write(&changed, b"old bytes!");
+    let root = dir.path().to_str().unwrap();
+    let first = env.ok(&["sync", "--checksum", "crc32", root, "s3://ck-b/d"]);
+    assert_eq!(first.lines().count(), 2, "{first}");
+    // Same content, touched into the future: times say "changed", content says "same".
+    let hour = std::time::Duration::from_secs(3600);
+    set_mtime(&same, std::time::SystemTime::now() + hour);
+    // Other content of the same size, dated into the past: times say "same".
+    write(&changed, b"new bytes!");
+    set_mtime(&changed, std::time::SystemTime::now() - 24 * hour);
+    let by_time = env.ok(&["sync", "--dryrun", root, "s3://ck-b/d"]);
+    assert!(
+        by_time.contains("same.txt") && !by_time.contains("changed.txt"),
+        "{by_time}"
+    );
+    let by_content = env.ok(&["sync", "--checksum", "CRC32", root, "s3://ck-b/d"]);
+    assert!(
+        by_content.contains("changed.txt") && !by_content.contains("same.txt"),
+        "{by_content}"
+    );
+    let cat = env.run(&["cat", "s3://ck-b/d/changed.txt"]);
+    assert_eq!(cat.stdout, b"new bytes!");
+    assert_eq!(
+        env.ok(&["sync", "--checksum", "crc32", root, "s3://ck-b/d"]),
+        ""
+    );
+}
+
+#[test]
+fn the_total_line_under_a_pty_counts_objects_and_reaches_the_sum_of_sizes_exactly() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://tot-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mib) in [("one.bin", 1), ("two.bin", 2), ("three.bin", 3)] {
+        write(&dir.path().join(name), &vec![1u8; mib << 20]);
+    }
+    let command = format!(
+        "{} --concurrency 2 cp -r {} s3://tot-b/t/",
+        env!("CARGO_BIN_EXE_s3w"),
+        dir.path().display()
+    );
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", env.home.path())
+        .env("AWS_ENDPOINT_URL", env.server.endpoint())
+        .env("AWS_ACCESS_KEY_ID", env.server.access_key())
+        .env("AWS_SECRET_ACCESS_KEY", env.server.secret_key())
+        .env("AWS_REGION", env.server.region())
+        .env("AWS_CONFIG_FILE", env.home.path().join("no-config"))
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            env.home.path().join("no-credentials"),
+        )
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("TERM", "xterm")
+        .env("COLUMNS", "200");
+    let out = script.output().expect("script (util-linux)");
+    let drawn = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{drawn}");
+    assert!(
+        drawn.contains("total: 3/3 objects 6.00 MiB/6.00 MiB"),
+        "the total line never reached 3 objects and 6 MiB: {drawn:?}"
+    );
+    assert!(!drawn.contains("7.00 MiB"), "past the sum: {drawn:?}");
+    for (name, size) in [
+        ("one", "1.00 MiB"),
+        ("two", "2.00 MiB"),
+        ("three", "3.00 MiB"),
+    ] {
+        assert!(
+            drawn.contains(&format!("{size}/{size}")),
+            "{name}: its bar never reached {size}: {drawn:?}"
+        );
+    }
+}
+
+#[test]
+fn part_size_and_max_memory_shape_the_multipart_upload_and_download() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://mp-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("twelve.bin");
+    let bytes: Vec<u8> = (0..12u32 << 20).map(|i| (i % 251) as u8).collect();
+    write(&file, &bytes);
+    let sizes = ["--part-size", "5M", "--max-memory", "10M"];
+    let up = [
+        &sizes[..],
+        &["--json", "cp", file.to_str().unwrap(), "s3://mp-b/t.bin"],
+    ]
+    .concat();
+    let up: serde_json::Value = serde_json::from_str(env.ok(&up).trim()).unwrap();
+    assert_eq!(up["size"], 12 << 20);
+    // Three parts of at most 5 MiB: a multipart ETag ends with `-3`.
+    assert!(
+        up["etag"]
+            .as_str()
+            .unwrap()
+            .trim_matches('"')
+            .ends_with("-3"),
+        "{up}"
+    );
+    let back = dir.path().join("back.bin");
+    let down = [
+        &sizes[..],
+        &["cp", "s3://mp-b/t.bin", back.to_str().unwrap()],
+    ]
+    .concat();
+    env.ok(&down);
+    assert!(std::fs::read(&back).unwrap() == bytes, "bytes differ");
+    let bad = env.run(&["--part-size", "5X", "ls"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
