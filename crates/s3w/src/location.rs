@@ -1,0 +1,70 @@
+//! Where a command reads or writes: a local path or `s3://bucket/key`.
+
+use std::path::PathBuf;
+
+use s3_wire::ops::{BucketName, ObjectKey};
+use s3_wire::{bucket, key};
+
+use crate::report::*;
+
+/// A location: a local path or an S3 bucket and key (or prefix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Location {
+    /// A local path (`-` is stdin/stdout where a command allows it).
+    Local(PathBuf),
+    /// `s3://bucket/key`; the key may be empty.
+    S3 {
+        /// The bucket.
+        bucket: String,
+        /// The key or prefix.
+        key: String,
+    },
+}
+
+impl Location {
+    /// Parses `s3://bucket/key` or a local path.
+    pub fn parse(text: &str) -> Location {
+        match text.strip_prefix("s3://") {
+            Some(rest) => {
+                let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+                Location::S3 {
+                    bucket: bucket.to_owned(),
+                    key: key.to_owned(),
+                }
+            }
+            None => Location::Local(PathBuf::from(text)),
+        }
+    }
+}
+
+pub(crate) fn s3_location(text: &str) -> Result<(String, String)> {
+    match Location::parse(text) {
+        Location::S3 { bucket, key } if !bucket.is_empty() => Ok((bucket, key)),
+        _ => Err(usage(format!("expected s3://bucket/key, got `{text}`"))),
+    }
+}
+
+pub(crate) fn bucket_name(name: &str) -> Result<BucketName> {
+    bucket(name).map_err(|e| Failure::new(format!("invalid bucket name `{name}`: {e}")))
+}
+
+pub(crate) fn key_name(name: &str) -> Result<ObjectKey> {
+    key(name).map_err(|e| Failure::new(format!("invalid key `{name}`: {e}")))
+}
+
+pub(crate) fn object_key(text: &str) -> Result<(BucketName, ObjectKey, String, String)> {
+    let (b, k) = s3_location(text)?;
+    if k.is_empty() {
+        return Err(usage(format!(
+            "`{text}` names no object: expected s3://bucket/key"
+        )));
+    }
+    Ok((bucket_name(&b)?, key_name(&k)?, b, k))
+}
+
+pub(crate) fn show(location: &Location) -> String {
+    match location {
+        Location::Local(p) => p.display().to_string(),
+        Location::S3 { bucket: b, key: k } => format!("s3://{b}/{k}"),
+    }
+}

@@ -1,0 +1,180 @@
+//! What a person or a script sees: result lines, JSON lines, progress bars, and one-line
+//! errors that say what failed and what to try.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use s3_wire::{Error, ErrorKind};
+use serde_json::{Value, json};
+
+/// A failure reported to the user as one line; with the S3 error code and request id
+/// where the store answered with an error (they go into `--json` output).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// The line (without the `s3w: ` prefix).
+    pub message: String,
+    /// The S3 error code.
+    pub code: Option<String>,
+    /// The request id of the failed request.
+    pub request_id: Option<String>,
+}
+
+impl Failure {
+    /// A failure with no S3 error behind it.
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: None,
+            request_id: None,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::new(message)
+    }
+}
+
+/// [`describe`] with the S3 error code and request id kept.
+pub(crate) fn failure_of(what: &str, bucket_name: &str, error: &Error) -> Failure {
+    let s3 = error.service_error();
+    Failure {
+        message: describe(what, bucket_name, error),
+        code: s3.map(|s| s.code.clone()),
+        request_id: s3.and_then(|s| s.request_id.clone()),
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub(crate) type Result<T, E = Failure> = std::result::Result<T, E>;
+
+/// The prefix that marks a usage error (exit code 2).
+pub(crate) const USAGE: &str = "usage: ";
+
+pub(crate) fn usage(message: impl Into<String>) -> Failure {
+    Failure::new(format!("{USAGE}{}", message.into()))
+}
+
+/// One line for a library error: what failed, the S3 code and request id, what to try.
+pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
+    if let Some(s3) = error.service_error() {
+        let id = s3
+            .request_id
+            .as_deref()
+            .map(|id| format!(", request id {id}"))
+            .unwrap_or_default();
+        let hint = match s3.code.as_str() {
+            "NoSuchBucket" => format!(
+                "bucket `{bucket_name}` does not exist ({}{id}); create it with `s3w mb s3://{bucket_name}`",
+                s3.code
+            ),
+            "NoSuchKey" | "NotFound" => format!(
+                "{what}: no such object ({}{id}); list the bucket with `s3w ls s3://{bucket_name}/`",
+                s3.code
+            ),
+            "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch" => format!(
+                "{what}: access denied ({}{id}); check the credentials (--profile, AWS_ACCESS_KEY_ID) and the bucket policy",
+                s3.code
+            ),
+            "BucketNotEmpty" => format!(
+                "{what}: bucket `{bucket_name}` is not empty ({}{id}); use `s3w rb --force`",
+                s3.code
+            ),
+            _ => format!(
+                "{what}: {} ({}{id})",
+                s3.message
+                    .as_deref()
+                    .unwrap_or("the store refused the request"),
+                s3.code
+            ),
+        };
+        return hint;
+    }
+    if error.is_not_found() {
+        return format!("{what}: not found (404); check the bucket and key");
+    }
+    match error.kind() {
+        ErrorKind::Transport(_) | ErrorKind::Timeout(_) => format!(
+            "{what}: {error}; check --endpoint-url / AWS_ENDPOINT_URL and that the store is reachable"
+        ),
+        ErrorKind::Credentials => format!(
+            "{what}: {error}; set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or choose a --profile"
+        ),
+        _ => format!("{what}: {}", one_line(&error.to_string())),
+    }
+}
+
+pub(crate) fn one_line(text: &str) -> String {
+    text.replace('\n', " ")
+}
+
+/// Output: plain lines or JSON lines on stdout; errors on stderr.
+#[derive(Debug, Clone)]
+pub(crate) struct Out {
+    pub(crate) json: bool,
+    pub(crate) quiet: bool,
+    pub(crate) failed: Arc<AtomicBool>,
+    /// Live progress bars on stderr (a terminal, and neither --no-progress, --quiet nor --json).
+    pub(crate) bars: Option<indicatif::MultiProgress>,
+}
+
+impl Out {
+    pub(crate) fn line(&self, text: impl AsRef<str>, value: Value) {
+        if self.json {
+            println!("{value}");
+        } else if !self.quiet {
+            match &self.bars {
+                Some(bars) => bars.suspend(|| println!("{}", text.as_ref())),
+                None => println!("{}", text.as_ref()),
+            }
+        }
+    }
+
+    /// A bar for one transfer, driven by the library's progress listener.
+    pub(crate) fn transfer_bar(&self, label: &str) -> Option<indicatif::ProgressBar> {
+        let bars = self.bars.as_ref()?;
+        let bar = bars.add(indicatif::ProgressBar::new(0));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:30!} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_message(label.to_owned());
+        Some(bar)
+    }
+
+    pub(crate) fn error(&self, failure: impl Into<Failure>, value: Value) {
+        let failure = failure.into();
+        self.failed.store(true, Ordering::SeqCst);
+        if self.json {
+            let mut value = value;
+            value["error"] = json!(failure.message);
+            value["code"] = json!(failure.code);
+            value["request_id"] = json!(failure.request_id);
+            println!("{value}");
+        }
+        eprintln!("s3w: {}", failure.message);
+    }
+}
+
+pub(crate) fn human(size: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = size as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{size} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
