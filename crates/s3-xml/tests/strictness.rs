@@ -393,7 +393,15 @@ fn url_encoded_listings_are_decoded_and_reported() {
     // EncodingType=url and does that), and decoding them could change them.
     // Escapes that decode to bytes that are not UTF-8 cannot be S3's encoding of a (UTF-8)
     // key either: `a%ff` is a raw key.
-    for raw in ["a%zz", "100%", "a b", "caf\u{e9}", "tab\there", "a%ff", "50%c3/x"] {
+    for raw in [
+        "a%zz",
+        "100%",
+        "a b",
+        "caf\u{e9}",
+        "tab\there",
+        "a%ff",
+        "50%c3/x",
+    ] {
         let bad = v2(&format!(
             "{}<EncodingType>url</EncodingType>",
             contents(raw)

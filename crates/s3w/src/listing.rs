@@ -1,7 +1,7 @@
 //! Listings: `ls` and the paginated ListObjectsV2 walk that `cp`, `rm`, `sync` and `du` share.
 
 use s3_wire::ops::{ListBuckets, ListObjectsV2};
-use s3_wire::{Client, Error, ErrorKind, bucket};
+use s3_wire::{Client, Error, bucket};
 use serde_json::json;
 
 use crate::location::*;
@@ -25,15 +25,11 @@ pub(crate) async fn list_all(
     prefix: &str,
     delimiter: bool,
 ) -> Result<(Vec<Listed>, Vec<String>)> {
-    match list_pages(client, b, prefix, delimiter, true).await {
-        // A store that says `EncodingType=url` but sends keys unencoded (s3s-fs; a `%` in a
-        // common prefix is not always recognised as such): again without the encoding.
-        Err(e) if e.is_unencoded_listing() || matches!(e.kind(), ErrorKind::Operation(_)) => {
-            list_pages(client, b, prefix, delimiter, false).await
-        }
-        other => other,
-    }
-    .map_err(|e| failure_of(&format!("list s3://{b}/{prefix}"), b, &e))
+    // The library's paginator asks again without `encoding-type` when a store echoes
+    // `EncodingType=url` but sends raw keys (s3s-fs does).
+    list_pages(client, b, prefix, delimiter)
+        .await
+        .map_err(|e| failure_of(&format!("list s3://{b}/{prefix}"), b, &e))
 }
 
 pub(crate) async fn list_pages(
@@ -41,9 +37,8 @@ pub(crate) async fn list_pages(
     b: &str,
     prefix: &str,
     delimiter: bool,
-    url_encoding: bool,
 ) -> Result<(Vec<Listed>, Vec<String>), Error> {
-    let mut request = ListObjectsV2::new(bucket(b)?).url_encoding(url_encoding);
+    let mut request = ListObjectsV2::new(bucket(b)?);
     if !prefix.is_empty() {
         request = request.prefix(prefix);
     }
