@@ -559,7 +559,19 @@ fn run_all(
                         _ => format!("{}/{client}", w.name),
                     };
                     let outcome = match client.as_str() {
-                        "s3-wire" => run_child(&exe, w, &server, &key, &file),
+                        "s3-wire" => run_child(&exe, &["child"], w, &server, &key, &file),
+                        "boto3" => {
+                            let python = boto3_python()?;
+                            let peer = peers_dir().join("boto3/peer.py");
+                            run_child(
+                                &python,
+                                &[peer.to_str().unwrap_or_default()],
+                                w,
+                                &server,
+                                &key,
+                                &file,
+                            )
+                        }
                         "curl" => run_curl(w, &server, &key, &file),
                         other => Err(format!("unknown client {other}")),
                     };
@@ -726,15 +738,70 @@ fn write_file(path: &Path, len: u64) -> std::io::Result<()> {
     file.flush()
 }
 
+/// `comparisons/perf-peers/` of the source tree this harness was built from.
+fn peers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../comparisons/perf-peers")
+}
+
+/// The boto3 peer's python: a venv under the target directory, made from the pinned
+/// `comparisons/perf-peers/boto3/requirements.txt` on first use (its name carries a hash
+/// of that file; a marker written last says it is complete).
+fn boto3_python() -> Result<PathBuf, String> {
+    static PYTHON: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let requirements = peers_dir().join("boto3/requirements.txt");
+            let text = std::fs::read(&requirements)
+                .map_err(|e| format!("{}: {e}", requirements.display()))?;
+            let hash = text.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let target = exe
+                .parent()
+                .and_then(Path::parent)
+                .ok_or("no target directory")?;
+            let venv = target.join(format!("perf-venv-{hash:016x}"));
+            let python = venv.join("bin/python");
+            if venv.join("s3w-complete").exists() {
+                return Ok(python);
+            }
+            let _ = std::fs::remove_dir_all(&venv);
+            let interpreter = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
+            let step = |command: &mut Command, what: &str| -> Result<(), String> {
+                let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+                status
+                    .success()
+                    .then_some(())
+                    .ok_or(format!("{what}: {status}"))
+            };
+            eprintln!("perf: making the boto3 venv {}", venv.display());
+            step(
+                Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
+                "python3 -m venv",
+            )?;
+            step(
+                Command::new(&python)
+                    .args(["-m", "pip", "install", "--quiet", "--no-deps", "-r"])
+                    .arg(&requirements),
+                "pip install",
+            )?;
+            std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
+            Ok(python)
+        })
+        .clone()
+}
+
 fn run_child(
     exe: &Path,
+    prefix: &[&str],
     w: &Workload,
     server: &Server,
     key: &str,
     file: &Path,
 ) -> Result<Option<Vec<Value>>, String> {
     let output = Command::new(exe)
-        .arg("child")
+        .args(prefix)
         .arg(w.kind)
         .args([
             "--endpoint",

@@ -51,3 +51,33 @@ fn harness_smoke_run() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// The null server is a correct-enough S3 for boto3 / s3transfer too: every workload
+/// (PUT, GET, multipart upload, ranged parallel download, the small-object PUT/GET/HEAD,
+/// paginated ListObjectsV2) succeeds and moves the expected byte counts (peer.py asserts
+/// them). Makes the pinned venv on first use (PyPI, as the moto tests do).
+#[test]
+fn boto3_round_trip_on_null_server() {
+    let out = std::env::temp_dir().join(format!("perf-boto3-{}", std::process::id()));
+    let status = Command::new(env!("CARGO_BIN_EXE_perf"))
+        .args([
+            "run",
+            "--tiny",
+            "--reps",
+            "1",
+            "--clients",
+            "boto3",
+            "--servers",
+            "null",
+        ])
+        .args(["--name", "boto3"])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .expect("run the harness");
+    assert!(status.success(), "{status}");
+    let jsonl = std::fs::read_to_string(out.join("boto3.jsonl")).expect("jsonl");
+    assert!(!jsonl.contains("\"error\""), "{jsonl}");
+    assert_eq!(jsonl.lines().count(), 1 + 10 + 2, "{jsonl}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
