@@ -1,0 +1,52 @@
+//! Summary statistics over repetitions and latency samples.
+
+/// Minimum, median and maximum of `values` (`None` when empty). The median of an even
+/// count is the mean of the two middle values.
+pub fn min_median_max(values: &[f64]) -> Option<(f64, f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    Some((sorted[0], median, sorted[n - 1]))
+}
+
+/// The `p`-th percentile (0–100) of `sorted` by the nearest-rank method.
+pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odd_and_even_medians() {
+        assert_eq!(min_median_max(&[3.0, 1.0, 2.0]), Some((1.0, 2.0, 3.0)));
+        assert_eq!(min_median_max(&[4.0, 1.0, 3.0, 2.0]), Some((1.0, 2.5, 4.0)));
+        assert_eq!(min_median_max(&[7.0]), Some((7.0, 7.0, 7.0)));
+        assert_eq!(min_median_max(&[]), None);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let values: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&values, 50.0), Some(50.0));
+        assert_eq!(percentile(&values, 99.0), Some(99.0));
+        assert_eq!(percentile(&values, 100.0), Some(100.0));
+        assert_eq!(percentile(&values, 0.0), Some(1.0));
+        assert_eq!(percentile(&[5.0, 9.0], 50.0), Some(5.0));
+        assert_eq!(percentile(&[5.0, 9.0], 99.0), Some(9.0));
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+}
