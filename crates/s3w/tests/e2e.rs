@@ -1,62 +1,12 @@
 //! End-to-end tests: the built `s3w` binary against an in-process local-s3 server.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use std::io::Write;
 
-struct Env {
-    server: local_s3::LocalS3,
-    home: tempfile::TempDir,
-}
+mod support;
 
-impl Env {
-    fn new() -> Env {
-        Env {
-            server: local_s3::LocalS3::start().expect("start local-s3"),
-            home: tempfile::tempdir().expect("tempdir"),
-        }
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_s3w"));
-        command
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("AWS_ENDPOINT_URL", self.server.endpoint())
-            .env("AWS_ACCESS_KEY_ID", self.server.access_key())
-            .env("AWS_SECRET_ACCESS_KEY", self.server.secret_key())
-            .env("AWS_REGION", self.server.region())
-            .env("AWS_CONFIG_FILE", self.home.path().join("no-config"))
-            .env(
-                "AWS_SHARED_CREDENTIALS_FILE",
-                self.home.path().join("no-credentials"),
-            )
-            .env("AWS_EC2_METADATA_DISABLED", "true");
-        command
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.cmd(args).output().expect("run s3w")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "s3w {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 stdout")
-    }
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
+use support::{Env, write};
 
 const TREE: &[&str] = &[
     "a.txt",
