@@ -320,21 +320,7 @@ fn the_total_line_under_a_pty_counts_objects_and_reaches_the_sum_of_sizes_exactl
         dir.path().display()
     );
     let mut script = Command::new("script");
-    script
-        .args(["-qec", &command, "/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.home.path())
-        .env("AWS_ENDPOINT_URL", env.server.endpoint())
-        .env("AWS_ACCESS_KEY_ID", env.server.access_key())
-        .env("AWS_SECRET_ACCESS_KEY", env.server.secret_key())
-        .env("AWS_REGION", env.server.region())
-        .env("AWS_CONFIG_FILE", env.home.path().join("no-config"))
-        .env(
-            "AWS_SHARED_CREDENTIALS_FILE",
-            env.home.path().join("no-credentials"),
-        )
-        .env("AWS_EC2_METADATA_DISABLED", "true")
+    env.isolate(script.args(["-qec", &command, "/dev/null"]))
         .env("TERM", "xterm")
         .env("COLUMNS", "200");
     let out = script.output().expect("script (util-linux)");

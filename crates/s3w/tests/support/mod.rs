@@ -22,8 +22,14 @@ impl Env {
 
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_s3w"));
+        command.args(args);
+        self.isolate(&mut command);
         command
-            .args(args)
+    }
+
+    /// Gives `command` this test's store and home and nothing else of the environment.
+    pub fn isolate<'c>(&self, command: &'c mut Command) -> &'c mut Command {
+        command
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
@@ -36,8 +42,7 @@ impl Env {
                 "AWS_SHARED_CREDENTIALS_FILE",
                 self.home.path().join("no-credentials"),
             )
-            .env("AWS_EC2_METADATA_DISABLED", "true");
-        command
+            .env("AWS_EC2_METADATA_DISABLED", "true")
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
