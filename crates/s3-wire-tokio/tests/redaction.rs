@@ -37,6 +37,10 @@
 //!   `credentials::Error`), and the `tracing` / `log` output of all the client calls (the
 //!   client emits none of its own; its dependencies' events are captured).
 
+// Only the capture writer of the shared support (the rest is other suites' servers).
+#[path = "support/capture.rs"]
+mod capture;
+
 use std::io::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
@@ -64,6 +68,8 @@ use s3_wire_tokio::credentials::{
     DefaultChain, EnvironmentProvider, MapEnv, ProfileProvider, ProfileSet, SharedConfig,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use capture::Capture;
 
 const ACCESS_KEY: &str = "AKIAREDACTIONTEST01";
 /// Unique, and with `/` and `+` so that its percent-encoded form differs.
@@ -656,26 +662,6 @@ async fn handle(mut socket: tokio::net::TcpStream, log: Arc<Mutex<Vec<u8>>>) {
     );
     let _ = socket.write_all(response.as_bytes()).await;
     let _ = socket.shutdown().await;
-}
-
-/// Everything `tracing` and `log` emit while a test runs (`log` is process-wide).
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Capture {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Capture {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
 }
 
 struct LogCapture(Capture);

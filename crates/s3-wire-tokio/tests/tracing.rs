@@ -3,29 +3,15 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::{Client, RetryConfig};
+use support::capture::Capture;
 use support::fault::{FaultServer, Reply};
 
 const ACCESS_KEY: &str = "AKIDTRACINGTEST";
 const SECRET_KEY: &str = "tracing-test-secret-key";
-
-/// Everything the fmt subscriber writes while a test runs.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Capture {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(data);
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn client(server: &FaultServer, attempts: u32) -> Client {
     let mut retry = RetryConfig::default().with_max_attempts(attempts);
@@ -60,8 +46,8 @@ async fn traced<F: Future>(level: tracing::Level, run: F) -> Vec<String> {
         let _guard = tracing::subscriber::set_default(subscriber);
         run.await;
     }
-    String::from_utf8(captured.0.lock().unwrap().clone())
-        .unwrap()
+    captured
+        .text()
         .lines()
         .filter(|line| line.contains("s3_wire"))
         .map(str::to_owned)
