@@ -1,4 +1,4 @@
-//! Summary statistics over repetitions and latency samples.
+//! Summary statistics over repetitions.
 
 /// Minimum, median and maximum of `values` (`None` when empty). The median of an even
 /// count is the mean of the two middle values.
@@ -17,15 +17,6 @@ pub fn min_median_max(values: &[f64]) -> Option<(f64, f64, f64)> {
     Some((sorted[0], median, sorted[n - 1]))
 }
 
-/// The `p`-th percentile (0–100) of `sorted` by the nearest-rank method.
-pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,17 +27,5 @@ mod tests {
         assert_eq!(min_median_max(&[4.0, 1.0, 3.0, 2.0]), Some((1.0, 2.5, 4.0)));
         assert_eq!(min_median_max(&[7.0]), Some((7.0, 7.0, 7.0)));
         assert_eq!(min_median_max(&[]), None);
-    }
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let values: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&values, 50.0), Some(50.0));
-        assert_eq!(percentile(&values, 99.0), Some(99.0));
-        assert_eq!(percentile(&values, 100.0), Some(100.0));
-        assert_eq!(percentile(&values, 0.0), Some(1.0));
-        assert_eq!(percentile(&[5.0, 9.0], 50.0), Some(5.0));
-        assert_eq!(percentile(&[5.0, 9.0], 99.0), Some(9.0));
-        assert_eq!(percentile(&[], 50.0), None);
     }
 }

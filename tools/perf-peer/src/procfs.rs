@@ -1,9 +1,9 @@
 //! What a process reports about itself in /proc, and `/usr/bin/time -f` output.
 //!
-//! The harness's children are cooperating: an s3-wire child reads its own VmHWM, VmRSS
-//! and utime/stime just before it exits and prints them in its JSON result, so no parent
-//! has to reap with `wait4` (which needs `unsafe` or a new dependency). Foreign programs
-//! (curl) run under `/usr/bin/time -f "%M %U %S"`, parsed by [`parse_time_output`].
+//! Peers cooperate: each reads its own VmHWM, VmRSS and utime/stime just before it exits
+//! and prints them in its JSON result, so no parent has to reap with `wait4` (which needs
+//! `unsafe` or a new dependency). Programs that do not (curl) run under
+//! `/usr/bin/time -f "%M %U %S"`, parsed by [`parse_time_output`].
 
 /// Peak and current resident set size, in KiB, from the text of `/proc/<pid>/status`.
 pub fn parse_status(status: &str) -> (Option<u64>, Option<u64>) {
@@ -28,18 +28,31 @@ pub fn parse_stat_ticks(stat: &str) -> Option<(u64, u64)> {
 /// Clock ticks per second: 100 on every Linux target Rust supports (USER_HZ).
 pub const TICKS_PER_SECOND: f64 = 100.0;
 
-/// This process's (VmHWM KiB, VmRSS KiB, user s, system s).
-pub fn self_usage() -> (u64, u64, f64, f64) {
+/// A process's memory and CPU so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    /// Peak resident set size (VmHWM), KiB.
+    pub hwm_kib: u64,
+    /// Current resident set size (VmRSS), KiB.
+    pub rss_kib: u64,
+    /// User CPU seconds.
+    pub user_s: f64,
+    /// System CPU seconds.
+    pub sys_s: f64,
+}
+
+/// This process's usage so far (zeros where /proc cannot be read).
+pub fn self_usage() -> Usage {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let (hwm, rss) = parse_status(&status);
     let (user, system) = parse_stat_ticks(&stat).unwrap_or((0, 0));
-    (
-        hwm.unwrap_or(0),
-        rss.unwrap_or(0),
-        user as f64 / TICKS_PER_SECOND,
-        system as f64 / TICKS_PER_SECOND,
-    )
+    Usage {
+        hwm_kib: hwm.unwrap_or(0),
+        rss_kib: rss.unwrap_or(0),
+        user_s: user as f64 / TICKS_PER_SECOND,
+        sys_s: system as f64 / TICKS_PER_SECOND,
+    }
 }
 
 /// `(max RSS KiB, user s, system s)` from the last line of `/usr/bin/time -f "%M %U %S"`.
@@ -68,8 +81,9 @@ mod tests {
         let stat = "1234 (a b) c) S 1 2 3 4 5 6 7 8 9 10 250 37 0 0 20 0 1 0";
         assert_eq!(parse_stat_ticks(stat), Some((250, 37)));
         assert_eq!(parse_stat_ticks("1234 (x) S 1"), None);
-        let (hwm, rss, user, system) = self_usage();
-        assert!(hwm >= rss && rss > 0 && user >= 0.0 && system >= 0.0);
+        let usage = self_usage();
+        assert!(usage.hwm_kib >= usage.rss_kib && usage.rss_kib > 0);
+        assert!(usage.user_s >= 0.0 && usage.sys_s >= 0.0);
     }
 
     #[test]

@@ -1,0 +1,222 @@
+//! The clients a run compares, each run as a peer process (see the `perf-peer` crate):
+//! s3-wire (this binary's `child`), the Rust peers under `comparisons/perf-peers/<name>/`
+//! (each its own workspace and lockfile, built on first use), boto3 (`peer.py` in a venv
+//! the harness makes) and curl, the floor for one PUT and one GET.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+use perf_peer::{Args, BUCKET};
+use serde_json::{Value, json};
+
+/// Runs one workload on `client` and returns its result lines (one
+/// `{"unsupported": why}` line when the client cannot do it).
+pub fn run(client: &str, args: &Args) -> Result<Vec<Value>, String> {
+    match client {
+        "s3-wire" => {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            run_peer(&exe, &["child"], args)
+        }
+        "boto3" => {
+            let peer = peers_dir().join("boto3/peer.py");
+            run_peer(&boto3_python()?, &[peer.to_str().unwrap_or_default()], args)
+        }
+        "curl" => run_curl(args),
+        other if peers_dir().join(other).join("Cargo.toml").is_file() => {
+            run_peer(&cargo_peer(other)?, &[], args)
+        }
+        other => Err(format!(
+            "unknown client {other}: not s3-wire, boto3, curl or a directory of {}",
+            peers_dir().display()
+        )),
+    }
+}
+
+/// `comparisons/perf-peers/` of the source tree this harness was built from.
+fn peers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../comparisons/perf-peers")
+}
+
+/// The harness's target directory (where its venv and the peers' builds live).
+fn target_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    exe.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "no target directory".to_owned())
+}
+
+/// The binary `peer` of `comparisons/perf-peers/<name>/`, built once per run with its own
+/// lockfile into `<target>/perf-peers/<name>` (`--ignore-rust-version`: s3-wire 0.1.1
+/// declares a newer toolchain than it needs).
+fn cargo_peer(name: &str) -> Result<PathBuf, String> {
+    static BUILT: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
+    let built = BUILT.get_or_init(Default::default);
+    let mut built = built.lock().map_err(|e| e.to_string())?;
+    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
+        return Ok(path.clone());
+    }
+    let manifest = peers_dir().join(name).join("Cargo.toml");
+    let target = target_dir()?.join("perf-peers").join(name);
+    eprintln!("perf: building the {name} peer ({})", manifest.display());
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--ignore-rust-version",
+            "--bin",
+            "peer",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .env_remove("CARGO_TARGET_DIR")
+        .status()
+        .map_err(|e| format!("cargo build of the {name} peer: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo build of the {name} peer: {status}"));
+    }
+    let path = target.join("release/peer");
+    built.push((name.to_owned(), path.clone()));
+    Ok(path)
+}
+
+/// The boto3 peer's python: a venv under the target directory, made from the pinned
+/// `comparisons/perf-peers/boto3/requirements.txt` on first use (its name carries a hash
+/// of that file; a marker written last says it is complete).
+fn boto3_python() -> Result<PathBuf, String> {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let requirements = peers_dir().join("boto3/requirements.txt");
+            let text = std::fs::read(&requirements)
+                .map_err(|e| format!("{}: {e}", requirements.display()))?;
+            let hash = text.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            let venv = target_dir()?.join(format!("perf-venv-{hash:016x}"));
+            let python = venv.join("bin/python");
+            if venv.join("s3w-complete").exists() {
+                return Ok(python);
+            }
+            let _ = std::fs::remove_dir_all(&venv);
+            let interpreter = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
+            let step = |command: &mut Command, what: &str| -> Result<(), String> {
+                let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+                status
+                    .success()
+                    .then_some(())
+                    .ok_or(format!("{what}: {status}"))
+            };
+            eprintln!("perf: making the boto3 venv {}", venv.display());
+            step(
+                Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
+                "python3 -m venv",
+            )?;
+            step(
+                Command::new(&python)
+                    .args(["-m", "pip", "install", "--quiet", "--no-deps", "-r"])
+                    .arg(&requirements),
+                "pip install",
+            )?;
+            std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
+            Ok(python)
+        })
+        .clone()
+}
+
+/// Runs `program prefix... <args>` and parses its JSON result lines.
+fn run_peer(program: &Path, prefix: &[&str], args: &Args) -> Result<Vec<Value>, String> {
+    let output = Command::new(program)
+        .args(prefix)
+        .args(args.to_flags())
+        .output()
+        .map_err(|e| format!("{}: {e}", program.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "peer failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).map_err(|e| format!("{e}: {line}")))
+        .collect()
+}
+
+/// curl: the floor for one PUT (of the same bytes, from a tmpfs file) and one GET to
+/// /dev/null, under `/usr/bin/time`. Other workloads are not curl's.
+fn run_curl(args: &Args) -> Result<Vec<Value>, String> {
+    let unsupported = |why: &str| Ok(vec![json!({ "unsupported": why })]);
+    match args.kind.as_str() {
+        "put" | "get" => {}
+        "upload" | "download" => {
+            return unsupported(
+                "curl has no multipart upload or parallel ranged download; it is the floor for single PUT/GET only",
+            );
+        }
+        "small" => {
+            return unsupported(
+                "one process per request would measure process start-up, not the client",
+            );
+        }
+        "list" => return unsupported("curl does not paginate ListObjectsV2"),
+        _ => return unsupported("no client object to construct"),
+    }
+    let url = format!("{}/{BUCKET}/{}", args.endpoint, args.key);
+    let mut command = Command::new("/usr/bin/time");
+    command.args([
+        "-f",
+        "%M %U %S",
+        "curl",
+        "-sS",
+        "--fail",
+        "--aws-sigv4",
+        "aws:amz:us-east-1:s3",
+    ]);
+    command.args([
+        "--user",
+        &format!("{}:{}", args.access_key, args.secret_key),
+    ]);
+    command.args(["-w", "%{time_total} %{size_upload} %{size_download}"]);
+    // curl 7.88 sends no payload hash; s3s wants the header (curl signs it).
+    command.args(["-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]);
+    if args.kind == "put" {
+        command.arg("-T").arg(&args.file);
+    } else {
+        command.args(["-o", "/dev/null"]);
+    }
+    let output = command.arg(&url).output().map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(format!(
+            "curl failed ({}): {}",
+            output.status,
+            stderr.trim()
+        ));
+    }
+    let (rss, user, system) = perf_peer::procfs::parse_time_output(&stderr)
+        .ok_or_else(|| format!("no usage in {stderr:?}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<f64> = stdout
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let [wall, up, down] = fields[..] else {
+        return Err(format!("curl -w output {stdout:?}"));
+    };
+    if (up + down) as u64 != args.size {
+        return Err(format!(
+            "curl moved {up}+{down} bytes, expected {}",
+            args.size
+        ));
+    }
+    Ok(vec![json!({
+        "wall_s": wall, "bytes": args.size, "hwm_kib": rss, "user_s": user, "sys_s": system,
+        "base_kib": Value::Null,
+    })])
+}

@@ -1,0 +1,321 @@
+//! The report: medians per (server, workload, client), s3-wire's ratios to the best peer
+//! and to curl, CPU and memory, and the build weight when it was measured.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::stats;
+use crate::{GIB, MIB};
+
+/// One cell: the medians of a (server, workload, client) over its repetitions.
+#[derive(Debug, Clone, PartialEq)]
+struct Cell {
+    /// Throughput in MiB/s (transfers), ops/s (small objects), or 1/latency.
+    rate: f64,
+    wall: f64,
+    cpu: f64,
+    hwm_mib: f64,
+    over_base_mib: Option<f64>,
+    cpu_per_gib: Option<f64>,
+    extra: String,
+}
+
+fn workload_label(record: &Value) -> String {
+    let workload = record["workload"].as_str().unwrap_or("");
+    match record["phase"].as_str() {
+        Some(phase) => format!("{workload} {phase}"),
+        None => workload.to_owned(),
+    }
+}
+
+fn cells(records: &[Value]) -> BTreeMap<(String, String, String), Result<Cell, String>> {
+    let mut groups: BTreeMap<(String, String, String), Vec<&Value>> = BTreeMap::new();
+    for record in records.iter().filter(|r| r["unsupported"].is_null()) {
+        let key = (
+            record["server"].as_str().unwrap_or("").to_owned(),
+            workload_label(record),
+            record["client"].as_str().unwrap_or("").to_owned(),
+        );
+        groups.entry(key).or_default().push(record);
+    }
+    groups
+        .into_iter()
+        .map(|(key, group)| {
+            let cell = summarize(&group);
+            (key, cell)
+        })
+        .collect()
+}
+
+fn summarize(group: &[&Value]) -> Result<Cell, String> {
+    if let Some(err) = group.iter().find_map(|r| r["error"].as_str()) {
+        return Err(format!(
+            "error: {}",
+            err.chars().take(80).collect::<String>()
+        ));
+    }
+    let values = |f: &dyn Fn(&Value) -> Option<f64>| -> Vec<f64> {
+        group.iter().filter_map(|r| f(r)).collect()
+    };
+    let median = |v: Vec<f64>| stats::min_median_max(&v).map(|(_, m, _)| m);
+    let minmax = |v: Vec<f64>| stats::min_median_max(&v);
+    let wall = median(values(&|r| r["wall_s"].as_f64())).unwrap_or(0.0);
+    let cpu = median(values(&|r| {
+        Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?)
+    }))
+    .unwrap_or(0.0);
+    let hwm_mib = median(values(&|r| Some(r["hwm_kib"].as_f64()? / 1024.0))).unwrap_or(0.0);
+    let over_base_mib = median(values(&|r| {
+        Some((r["hwm_kib"].as_f64()? - r["base_kib"].as_f64()?) / 1024.0)
+    }));
+    let bytes = group[0]["bytes"].as_f64().unwrap_or(0.0);
+    let (rate, extra) = if let Some(_ops) = group[0]["ops_per_s"].as_f64() {
+        let ops = values(&|r| r["ops_per_s"].as_f64());
+        let (lo, m, hi) = minmax(ops).unwrap_or_default();
+        let p50 = median(values(&|r| r["p50_ms"].as_f64())).unwrap_or(0.0);
+        let p99 = median(values(&|r| r["p99_ms"].as_f64())).unwrap_or(0.0);
+        (
+            m,
+            format!("{m:.0} ops/s [{lo:.0}–{hi:.0}], p50 {p50:.2} ms, p99 {p99:.2} ms"),
+        )
+    } else if bytes > 0.0 {
+        let rates = values(&|r| Some(r["bytes"].as_f64()? / MIB as f64 / r["wall_s"].as_f64()?));
+        let (lo, m, hi) = minmax(rates).unwrap_or_default();
+        (m, format!("{m:.0} MiB/s [{lo:.0}–{hi:.0}]"))
+    } else {
+        let walls = values(&|r| r["wall_s"].as_f64());
+        let (lo, m, hi) = minmax(walls).unwrap_or_default();
+        let fmt = |s: f64| {
+            if s < 0.01 {
+                format!("{:.1} µs", s * 1e6)
+            } else {
+                format!("{:.0} ms", s * 1e3)
+            }
+        };
+        (1.0 / m, format!("{} [{}–{}]", fmt(m), fmt(lo), fmt(hi)))
+    };
+    let cpu_per_gib = (bytes >= MIB as f64 && group[0]["ops_per_s"].is_null())
+        .then(|| cpu / (bytes / GIB as f64));
+    Ok(Cell {
+        rate,
+        wall,
+        cpu,
+        hwm_mib,
+        over_base_mib,
+        cpu_per_gib,
+        extra,
+    })
+}
+
+pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
+    let cells = cells(records);
+    let mut md = String::new();
+    let s = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let _ = writeln!(md, "# perf: transfers, CPU and memory, side by side\n");
+    let _ = writeln!(md, "- date: {}", s(&meta["date"]));
+    let _ = writeln!(
+        md,
+        "- commit: {}{}",
+        s(&meta["commit"]),
+        if meta["dirty"] == json!(true) {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        md,
+        "- machine: {}, {} cores available",
+        s(&meta["cpu"]),
+        meta["cores"]
+    );
+    let _ = writeln!(
+        md,
+        "- load average before: {}, after: {}",
+        s(&meta["load_before"]),
+        s(&meta["load_after"])
+    );
+    let _ = writeln!(
+        md,
+        "- toolchain: {}; {}",
+        s(&meta["toolchain"]),
+        s(&meta["curl"])
+    );
+    let _ = writeln!(md, "- command: `{}`", s(&meta["command"]));
+    let _ = writeln!(
+        md,
+        "- repetitions: {} per cell, each in its own child process; median [min–max]\n",
+        meta["reps"]
+    );
+    let mut rows: Vec<(String, String)> = cells
+        .keys()
+        .map(|(a, b, _)| (a.clone(), b.clone()))
+        .collect();
+    rows.dedup();
+    let _ = writeln!(md, "## Medians\n");
+    let _ = write!(md, "| server | workload |");
+    for c in clients {
+        let _ = write!(md, " {c} |");
+    }
+    let _ = writeln!(md, " s3-wire / best peer | s3-wire / curl |");
+    let _ = write!(md, "|---|---|");
+    for _ in clients {
+        let _ = write!(md, "---:|");
+    }
+    let _ = writeln!(md, "---:|---:|");
+    for (server, workload) in &rows {
+        let _ = write!(md, "| {server} | {workload} |");
+        let get = |c: &str| cells.get(&(server.clone(), workload.clone(), c.to_owned()));
+        for c in clients {
+            let text = match get(c) {
+                Some(Ok(cell)) => cell.extra.clone(),
+                Some(Err(e)) => e.clone(),
+                None => "—".into(),
+            };
+            let _ = write!(md, " {text} |");
+        }
+        let ours = match get("s3-wire") {
+            Some(Ok(cell)) => Some(cell.rate),
+            _ => None,
+        };
+        let best_peer = clients
+            .iter()
+            .filter(|c| *c != "s3-wire" && *c != "curl")
+            .filter_map(|c| match get(c) {
+                Some(Ok(cell)) => Some(cell.rate),
+                _ => None,
+            })
+            .fold(None, |acc: Option<f64>, r| {
+                Some(acc.map_or(r, |a| a.max(r)))
+            });
+        let curl = match get("curl") {
+            Some(Ok(cell)) => Some(cell.rate),
+            _ => None,
+        };
+        let ratio = |other: Option<f64>| match (ours, other) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+            _ => "—".into(),
+        };
+        let _ = writeln!(md, " {} | {} |", ratio(best_peer), ratio(curl));
+    }
+    let mut reasons: Vec<String> = records
+        .iter()
+        .filter_map(|r| {
+            let reason = r["unsupported"].as_str()?;
+            let kind = r["workload"].as_str()?.split('-').next()?;
+            Some(format!(
+                "- {} / {kind}: — ({reason})",
+                r["client"].as_str()?
+            ))
+        })
+        .collect();
+    reasons.sort();
+    reasons.dedup();
+    if !reasons.is_empty() {
+        let _ = writeln!(md, "\nNot measured:\n\n{}", reasons.join("\n"));
+    }
+    let _ = writeln!(
+        md,
+        "\nConstruction is the mean of 100 `build()` calls in one process; its ratio compares 1/time.\n"
+    );
+    let _ = writeln!(md, "## CPU and memory (medians)\n");
+    let _ = writeln!(
+        md,
+        "| server | workload | client | wall | CPU user+sys | CPU s/GiB | peak RSS (VmHWM) | over baseline |"
+    );
+    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|");
+    for ((server, workload, client), cell) in &cells {
+        let Ok(cell) = cell else { continue };
+        let _ = writeln!(
+            md,
+            "| {server} | {workload} | {client} | {:.3} s | {:.2} s | {} | {:.1} MiB | {} |",
+            cell.wall,
+            cell.cpu,
+            cell.cpu_per_gib.map_or("—".into(), |v| format!("{v:.2}")),
+            cell.hwm_mib,
+            cell.over_base_mib
+                .map_or("—".into(), |v| format!("{v:.1} MiB")),
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nCPU and peak RSS are the whole child process's (s3-wire: its own /proc at exit; curl: `/usr/bin/time`). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). The small-object phases share one process, so their CPU and RSS are the process's for all three phases."
+    );
+    let _ = writeln!(md, "\n## Build weight\n");
+    match meta["build_weight"].as_str() {
+        Some(table) => {
+            let _ = writeln!(
+                md,
+                "Clean release builds of the same HEAD-object program (`comparisons/size/measure.sh`, after the transfers): normal dependency packages, build CPU and wall time, stripped binary size.\n\n{table}"
+            );
+        }
+        None => {
+            let _ = writeln!(
+                md,
+                "Not measured in this run (`perf run --weight` does); the last measurement is in `measurements/client-size.md`."
+            );
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(client: &str, wall: f64, hwm: f64) -> Value {
+        json!({"server": "null", "workload": "put-64MiB", "client": client, "wall_s": wall,
+               "bytes": 64 * MIB, "hwm_kib": hwm, "base_kib": 1024.0, "user_s": 0.1, "sys_s": 0.1})
+    }
+
+    #[test]
+    fn cells_take_medians_and_report_ratios() {
+        let records = vec![
+            record("s3-wire", 0.5, 4096.0),
+            record("s3-wire", 0.25, 2048.0),
+            record("s3-wire", 1.0, 8192.0),
+            record("curl", 0.5, 3072.0),
+        ];
+        let cells = cells(&records);
+        let ours = cells[&("null".into(), "put-64MiB".into(), "s3-wire".into())]
+            .clone()
+            .unwrap();
+        assert_eq!(ours.rate, 128.0);
+        assert_eq!(ours.hwm_mib, 4.0);
+        assert_eq!(ours.over_base_mib, Some(3.0));
+        assert_eq!(ours.cpu_per_gib, Some(0.2 / 0.0625));
+        let md = report(
+            &json!({"reps": 3}),
+            &records,
+            &["s3-wire".into(), "curl".into()],
+        );
+        assert!(
+            md.contains(
+                "| null | put-64MiB | 128 MiB/s [64–256] | 128 MiB/s [128–128] | — | 1.00× |"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn unsupported_and_failed_cells() {
+        let records = vec![
+            json!({"server": "null", "workload": "list-10", "client": "curl", "unsupported": "no"}),
+            json!({"server": "null", "workload": "list-10", "client": "s3-wire", "error": "boom"}),
+        ];
+        let cells = cells(&records);
+        assert!(!cells.contains_key(&("null".into(), "list-10".into(), "curl".into())));
+        let md = report(
+            &json!({"reps": 1}),
+            &records,
+            &["s3-wire".into(), "curl".into()],
+        );
+        assert!(md.contains("- curl / list: — (no)"), "{md}");
+        assert_eq!(
+            cells[&("null".into(), "list-10".into(), "s3-wire".into())],
+            Err("error: boom".into())
+        );
+    }
+}

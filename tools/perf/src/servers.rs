@@ -1,0 +1,269 @@
+//! The servers a run targets, started on 127.0.0.1, and the objects the read workloads need.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use perf_peer::BUCKET;
+use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
+use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
+use s3_wire_tokio::{Client, UploadSource};
+
+use crate::MIB;
+use crate::null;
+use crate::workloads::Workload;
+
+/// The null server's credentials (it checks none, but clients sign).
+const NULL_KEY: &str = "null-access-key";
+const NULL_SECRET: &str = "null-secret-key";
+
+/// The object the `get` workload reads.
+pub const GET_KEY: &str = "single/get";
+/// The object the `download` workload reads.
+pub const DOWNLOAD_KEY: &str = "download/source";
+
+/// A running server the workloads target.
+pub struct Server {
+    pub name: &'static str,
+    pub endpoint: String,
+    pub access_key: String,
+    pub secret_key: String,
+    _local: Option<local_s3::LocalS3>,
+}
+
+/// Starts `null` or `local-s3` (its data under `scratch`, which is on tmpfs).
+pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
+    match name {
+        "null" => {
+            let addr = null::NullServer::new().spawn().map_err(|e| e.to_string())?;
+            Ok(Server {
+                name: "null",
+                endpoint: format!("http://{addr}"),
+                access_key: NULL_KEY.into(),
+                secret_key: NULL_SECRET.into(),
+                _local: None,
+            })
+        }
+        "local-s3" => {
+            let mut options = local_s3::Options::default();
+            let data = scratch.join("local-s3");
+            let _ = std::fs::remove_dir_all(&data);
+            options.data_dir = Some(data);
+            let local = local_s3::LocalS3::start_with(options).map_err(|e| e.to_string())?;
+            Ok(Server {
+                name: "local-s3",
+                endpoint: local.endpoint().to_string(),
+                access_key: local.access_key().to_owned(),
+                secret_key: local.secret_key().to_owned(),
+                _local: Some(local),
+            })
+        }
+        other => Err(format!("unknown server {other}")),
+    }
+}
+
+/// The bucket and the objects the GET, download and list workloads read.
+pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String> {
+    let client = Client::builder()
+        .endpoint(server.endpoint.as_str())
+        .region("us-east-1")
+        .static_credentials(server.access_key.clone(), server.secret_key.clone(), None)
+        .proxy_from_env(false)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let bucket = BucketName::new(BUCKET).unwrap();
+    client
+        .create_bucket(CreateBucket::new(bucket.clone()))
+        .await
+        .map_err(|e| format!("create bucket: {e}"))?;
+    let put = move |key: String, len: u64| {
+        let client = client.clone();
+        let bucket = bucket.clone();
+        async move {
+            client
+                .upload(
+                    bucket,
+                    ObjectKey::new(key).unwrap(),
+                    UploadSource::bytes(pattern(len)),
+                )
+                .await
+                .map(|_| ())
+                .map_err(|e| format!("setup: {e}"))
+        }
+    };
+    for w in workloads {
+        match w.kind {
+            "get" => put(GET_KEY.into(), w.size).await?,
+            "download" => put(DOWNLOAD_KEY.into(), w.size).await?,
+            "list" => {
+                let next = Arc::new(AtomicUsize::new(0));
+                let mut tasks = tokio::task::JoinSet::new();
+                for _ in 0..32 {
+                    let (next, put, count) = (next.clone(), put.clone(), w.count);
+                    tasks.spawn(async move {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= count {
+                                return Ok::<_, String>(());
+                            }
+                            put(format!("list/{i:06}"), 16).await?;
+                        }
+                    });
+                }
+                while let Some(done) = tasks.join_next().await {
+                    done.map_err(|e| e.to_string())??;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The pattern the null server serves, so objects read the same from both servers.
+pub fn pattern(len: u64) -> bytes::Bytes {
+    (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into()
+}
+
+pub fn write_file(path: &Path, len: u64) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let block: Vec<u8> = (0..MIB).map(|i| (i * 7 % 253) as u8).collect();
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(MIB) as usize;
+        file.write_all(&block[..n])?;
+        left -= n as u64;
+    }
+    file.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use s3_wire_tokio::Body;
+    use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
+    use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
+    use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
+    use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
+
+    /// The null server is a correct-enough S3 for s3-wire: PUT, GET (whole and ranged),
+    /// HEAD, managed multipart upload, parallel download, listing and DeleteObjects.
+    #[test]
+    fn null_server_round_trip_with_s3_wire() {
+        let server = null::NullServer::new();
+        let addr = server.clone().spawn().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(round_trip(server, addr));
+    }
+
+    async fn round_trip(server: null::NullServer, addr: std::net::SocketAddr) {
+        use s3_wire_tokio::s3_ops::ByteRange;
+        use s3_wire_tokio::s3_ops::ops::delete_objects::DeleteObjects;
+        let client = Client::builder()
+            .endpoint(format!("http://{addr}"))
+            .region("us-east-1")
+            .static_credentials(NULL_KEY, NULL_SECRET, None)
+            .proxy_from_env(false)
+            .build()
+            .unwrap();
+        let bucket = BucketName::new("bucket").unwrap();
+        let key = |k: &str| ObjectKey::new(k).unwrap();
+        client
+            .create_bucket(CreateBucket::new(bucket.clone()))
+            .await
+            .unwrap();
+        client
+            .put_object(
+                PutObject::new(bucket.clone(), key("one")),
+                Body::from_bytes(vec![1u8; 100_000]),
+            )
+            .await
+            .unwrap();
+        assert_eq!(server.received(), 100_000);
+        let got = client
+            .get_object(GetObject::new(bucket.clone(), key("one")))
+            .await
+            .unwrap();
+        assert_eq!(got.body.collect().await.unwrap(), pattern(100_000));
+        let ranged = client
+            .get_object(
+                GetObject::new(bucket.clone(), key("one")).range(ByteRange::Closed {
+                    first: 1000,
+                    last: 1999,
+                }),
+            )
+            .await
+            .unwrap()
+            .body
+            .collect()
+            .await
+            .unwrap();
+        assert_eq!(ranged, pattern(2000).slice(1000..));
+        let head = client
+            .head_object(HeadObject::new(bucket.clone(), key("one")))
+            .await
+            .unwrap();
+        assert_eq!(head.content_length, Some(100_000));
+        // 20 MiB in 5 MiB parts: a real multipart upload.
+        let big = 20 * MIB;
+        let stored = client
+            .upload(
+                bucket.clone(),
+                key("big"),
+                UploadSource::bytes(vec![7u8; big as usize]),
+            )
+            .part_size(5 * MIB)
+            .concurrency(4)
+            .await
+            .unwrap();
+        assert_eq!(stored.size, big);
+        assert_eq!(server.received(), 100_000 + big);
+        let dir = std::env::temp_dir().join(format!("perf-null-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("big.bin");
+        let got = client
+            .download(bucket.clone(), key("big"), target.as_path())
+            .part_size(5 * MIB)
+            .concurrency(4)
+            .await
+            .unwrap();
+        assert!(got.requests >= 4, "{} GETs", got.requests);
+        assert_eq!(std::fs::read(&target).unwrap(), pattern(big).to_vec());
+        std::fs::remove_dir_all(&dir).unwrap();
+        for i in 0..1500 {
+            client
+                .put_object(
+                    PutObject::new(bucket.clone(), key(&format!("list/{i:05}"))),
+                    Body::from_bytes(vec![0u8; 3]),
+                )
+                .await
+                .unwrap();
+        }
+        let mut pages =
+            client.list_objects_v2_pages(ListObjectsV2::new(bucket.clone()).prefix("list/"));
+        let (mut keys, mut count) = (Vec::new(), 0);
+        while let Some(page) = pages.next_page().await {
+            let page = page.unwrap();
+            count += 1;
+            keys.extend(page.result.contents.into_iter().map(|o| o.key));
+        }
+        assert_eq!((keys.len(), count), (1500, 2));
+        assert_eq!(keys[1499], "list/01499");
+        let deleted = client
+            .delete_objects(DeleteObjects::new(bucket.clone(), [key("one"), key("big")]))
+            .await
+            .unwrap();
+        assert_eq!(deleted.result.deleted.len(), 2);
+        assert!(
+            client
+                .head_object(HeadObject::new(bucket.clone(), key("one")))
+                .await
+                .is_err()
+        );
+    }
+}
