@@ -4,7 +4,7 @@
         --access-key K --secret-key S --key KEY --size N --part-size N --concurrency N
         --count N --file PATH
 
-Same protocol and fields as `perf child` (wall_s of the operation, bytes, base_kib,
+The protocol of tools/perf-peer (wall_s and op_cpu_s of the operation, bytes, base_kib,
 hwm_kib, user_s, sys_s). `upload` with --part-size 0 uses s3transfer's defaults
 (8 MiB parts, 10 threads); otherwise TransferConfig(part size, concurrency).
 """
@@ -30,6 +30,12 @@ def status_kib(field):
     return 0
 
 
+def cpu():
+    """User+system CPU seconds of this process so far, every thread's."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def client(args, pool=10):
     return boto3.client(
         "s3",
@@ -53,15 +59,16 @@ def main():
     lines = []
     if args.kind == "construct":
         base = status_kib("VmRSS")
-        start = time.perf_counter()
+        cpu0, start = cpu(), time.perf_counter()
         for _ in range(20):
             client(args)
-        lines.append({"wall_s": (time.perf_counter() - start) / 20, "bytes": 0, "base_kib": base})
+        lines.append({"wall_s": (time.perf_counter() - start) / 20, "bytes": 0, "base_kib": base,
+                      "op_cpu_s": (cpu() - cpu0) / 20})
     else:
         s3 = client(args, pool=max(10, args.concurrency))
         data = b"\x5a" * args.size if args.kind == "put" else None
         base = status_kib("VmRSS")
-        start = time.perf_counter()
+        cpu0, start = cpu(), time.perf_counter()
         moved = args.size
         if args.kind == "put":
             s3.put_object(Bucket=bucket, Key=args.key, Body=data)
@@ -99,7 +106,7 @@ def main():
                             s3.head_object(Bucket=bucket, Key=key)
                         return time.perf_counter() - t
 
-                    t0 = time.perf_counter()
+                    c0, t0 = cpu(), time.perf_counter()
                     latencies = sorted(pool.map(one, range(args.count)))
                     wall = time.perf_counter() - t0
                     rank = lambda q: latencies[max(1, min(len(latencies), -(-len(latencies) * q // 100))) - 1]
@@ -108,6 +115,7 @@ def main():
                         "ops_per_s": args.count / wall,
                         "p50_ms": rank(50) * 1000, "p99_ms": rank(99) * 1000,
                         "bytes": args.size * args.count, "base_kib": base,
+                        "op_cpu_s": cpu() - c0,
                     })
         elif args.kind == "list":
             keys = 0
@@ -118,7 +126,8 @@ def main():
         else:
             sys.exit("unknown workload " + args.kind)
         if not lines:
-            lines.append({"wall_s": time.perf_counter() - start, "bytes": moved, "base_kib": base})
+            lines.append({"wall_s": time.perf_counter() - start, "bytes": moved, "base_kib": base,
+                          "op_cpu_s": cpu() - cpu0})
     usage = resource.getrusage(resource.RUSAGE_SELF)
     hwm = status_kib("VmHWM")
     for line in lines:

@@ -15,8 +15,10 @@
 //! what it moved (bytes stored, bytes read, keys listed) and fails loudly otherwise.
 //!
 //! Each result line carries `wall_s` (the operation alone: no process start-up, no client
-//! construction, no buffer filling), `bytes`, `base_kib` (VmRSS just before the operation)
-//! and, read from `/proc/self` just before exit, `hwm_kib` (VmHWM), `user_s` and `sys_s`.
+//! construction, no buffer filling), `bytes`, `base_kib` (VmRSS just before the operation),
+//! `op_cpu_s` (the process's user+system CPU during the operation, every thread's) and,
+//! read from `/proc/self` just before exit, `hwm_kib` (VmHWM), `user_s` and `sys_s` (the
+//! whole process's CPU).
 //! The small-object workload prints one line per phase (`put`, `get`, `head`) with `ops`,
 //! `ops_per_s`, `p50_ms` and `p99_ms`. A peer that cannot do a workload prints one line
 //! `{"unsupported": "why"}` and exits 0.
@@ -149,6 +151,8 @@ pub enum Outcome {
         bytes: u64,
         /// VmRSS (KiB) when the operation started.
         base_kib: u64,
+        /// User+system CPU seconds of the process during the operation.
+        op_cpu_s: f64,
     },
     /// The small-object workload's phases.
     Phases {
@@ -174,6 +178,8 @@ pub struct Phase {
     pub latencies: Vec<f64>,
     /// Payload bytes moved by the phase.
     pub bytes: u64,
+    /// User+system CPU seconds of the process during the phase.
+    pub op_cpu_s: f64,
 }
 
 /// A request of the small-object workload.
@@ -201,25 +207,35 @@ impl SmallOp {
 /// Times one operation from the moment the client and its data are ready.
 #[derive(Debug)]
 pub struct Stopwatch {
-    base_kib: u64,
+    usage: procfs::Usage,
     start: Instant,
 }
 
 impl Stopwatch {
-    /// Takes the RSS baseline and starts the clock.
+    /// Takes the RSS and CPU baseline and starts the clock.
     pub fn start() -> Stopwatch {
         Stopwatch {
-            base_kib: procfs::self_usage().rss_kib,
+            usage: procfs::self_usage(),
             start: Instant::now(),
         }
     }
 
+    /// Wall and CPU seconds since the start.
+    fn elapsed(&self) -> (f64, f64) {
+        let wall = self.start.elapsed().as_secs_f64();
+        let now = procfs::self_usage();
+        let cpu = (now.user_s + now.sys_s) - (self.usage.user_s + self.usage.sys_s);
+        (wall, cpu.max(0.0))
+    }
+
     /// The operation ended having moved `bytes`.
     pub fn moved(self, bytes: u64) -> Outcome {
+        let (wall_s, op_cpu_s) = self.elapsed();
         Outcome::Moved {
-            wall_s: self.start.elapsed().as_secs_f64(),
+            wall_s,
             bytes,
-            base_kib: self.base_kib,
+            base_kib: self.usage.rss_kib,
+            op_cpu_s,
         }
     }
 }
@@ -232,17 +248,13 @@ pub fn construct<C>(mut build: impl FnMut() -> Result<C, String>) -> Result<Outc
     let clients = (0..ROUNDS)
         .map(|_| build())
         .collect::<Result<Vec<C>, _>>()?;
-    let Outcome::Moved {
-        wall_s, base_kib, ..
-    } = watch.moved(0)
-    else {
-        unreachable!("a stopwatch measures one operation")
-    };
+    let (wall_s, op_cpu_s) = watch.elapsed();
     drop(clients);
     Ok(Outcome::Moved {
         wall_s: wall_s / f64::from(ROUNDS),
         bytes: 0,
-        base_kib,
+        base_kib: watch.usage.rss_kib,
+        op_cpu_s: op_cpu_s / f64::from(ROUNDS),
     })
 }
 
@@ -266,7 +278,7 @@ where
     let mut phases = Vec::new();
     for op in [SmallOp::Put, SmallOp::Get, SmallOp::Head] {
         let next = Arc::new(AtomicUsize::new(0));
-        let start = Instant::now();
+        let watch = Stopwatch::start();
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..args.concurrency.max(1) {
             let (next, request, payload, count) =
@@ -289,12 +301,14 @@ where
             latencies.extend(done.map_err(|e| e.to_string())??);
         }
         latencies.sort_by(f64::total_cmp);
+        let (wall_s, op_cpu_s) = watch.elapsed();
         phases.push(Phase {
             op,
             ops: args.count,
-            wall_s: start.elapsed().as_secs_f64(),
+            wall_s,
             latencies,
             bytes: args.size * args.count as u64,
+            op_cpu_s,
         });
     }
     Ok(Outcome::Phases { base_kib, phases })
@@ -323,8 +337,9 @@ pub fn result_lines(outcome: &Outcome, at_exit: procfs::Usage) -> Vec<Value> {
             wall_s,
             bytes,
             base_kib,
+            op_cpu_s,
         } => vec![usage(
-            json!({"wall_s": wall_s, "bytes": bytes, "base_kib": base_kib}),
+            json!({"wall_s": wall_s, "bytes": bytes, "base_kib": base_kib, "op_cpu_s": op_cpu_s}),
         )],
         Outcome::Phases { base_kib, phases } => phases
             .iter()
@@ -333,27 +348,37 @@ pub fn result_lines(outcome: &Outcome, at_exit: procfs::Usage) -> Vec<Value> {
                 usage(json!({
                     "phase": p.op.name(), "ops": p.ops, "wall_s": p.wall_s,
                     "ops_per_s": p.ops as f64 / p.wall_s, "p50_ms": ms(50.0), "p99_ms": ms(99.0),
-                    "bytes": p.bytes, "base_kib": base_kib,
+                    "bytes": p.bytes, "base_kib": base_kib, "op_cpu_s": p.op_cpu_s,
                 }))
             })
             .collect(),
     }
 }
 
+/// Picks the peers' tokio runtime: `multi-thread` (the default: what most services run,
+/// one worker per core) or `current-thread`, for finding what the scheduler costs.
+pub const RUNTIME_VAR: &str = "PERF_PEER_RUNTIME";
+
 /// A peer's whole `main`: parses `args` (`std::env::args().skip(1)` for most peers),
-/// runs `workload` on a multi-thread tokio runtime, drops the runtime, reads this
-/// process's usage and prints the result lines. On an error it prints
-/// `perf peer: <error>` to stderr and exits 1.
+/// runs `workload` on a tokio runtime (multi-thread unless [`RUNTIME_VAR`] says
+/// otherwise), drops the runtime, reads this process's usage and prints the result lines.
+/// On an error it prints `perf peer: <error>` to stderr and exits 1.
 pub fn run<F, Fut>(args: impl IntoIterator<Item = String>, workload: F)
 where
     F: FnOnce(Args) -> Fut,
     Fut: Future<Output = Result<Outcome, String>>,
 {
     let result = Args::parse(args).and_then(|args| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
+        let mut runtime = match std::env::var(RUNTIME_VAR).as_deref() {
+            Ok("current-thread") => tokio::runtime::Builder::new_current_thread(),
+            Ok("multi-thread") | Err(_) => tokio::runtime::Builder::new_multi_thread(),
+            Ok(other) => {
+                return Err(format!(
+                    "{RUNTIME_VAR}={other}: not current-thread or multi-thread"
+                ));
+            }
+        };
+        let runtime = runtime.enable_all().build().map_err(|e| e.to_string())?;
         let outcome = runtime.block_on(workload(args));
         drop(runtime);
         outcome

@@ -15,7 +15,10 @@ struct Cell {
     /// Throughput in MiB/s (transfers), ops/s (small objects), or 1/latency.
     rate: f64,
     wall: f64,
+    /// The whole process's user+system CPU.
     cpu: f64,
+    /// The operation's CPU (the peer's own figure; curl's is its whole process).
+    op_cpu: f64,
     hwm_mib: f64,
     over_base_mib: Option<f64>,
     cpu_per_gib: Option<f64>,
@@ -66,6 +69,12 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
         Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?)
     }))
     .unwrap_or(0.0);
+    let op_cpu = median(values(&|r| {
+        r["op_cpu_s"]
+            .as_f64()
+            .or_else(|| Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?))
+    }))
+    .unwrap_or(0.0);
     let hwm_mib = median(values(&|r| Some(r["hwm_kib"].as_f64()? / 1024.0))).unwrap_or(0.0);
     let over_base_mib = median(values(&|r| {
         Some((r["hwm_kib"].as_f64()? - r["base_kib"].as_f64()?) / 1024.0)
@@ -97,11 +106,12 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
         (1.0 / m, format!("{} [{}–{}]", fmt(m), fmt(lo), fmt(hi)))
     };
     let cpu_per_gib = (bytes >= MIB as f64 && group[0]["ops_per_s"].is_null())
-        .then(|| cpu / (bytes / GIB as f64));
+        .then(|| op_cpu / (bytes / GIB as f64));
     Ok(Cell {
         rate,
         wall,
         cpu,
+        op_cpu,
         hwm_mib,
         over_base_mib,
         cpu_per_gib,
@@ -223,15 +233,16 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     let _ = writeln!(md, "## CPU and memory (medians)\n");
     let _ = writeln!(
         md,
-        "| server | workload | client | wall | CPU user+sys | CPU s/GiB | peak RSS (VmHWM) | over baseline |"
+        "| server | workload | client | wall | CPU, operation | CPU, process | CPU s/GiB | peak RSS (VmHWM) | over baseline |"
     );
-    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|---:|");
     for ((server, workload, client), cell) in &cells {
         let Ok(cell) = cell else { continue };
         let _ = writeln!(
             md,
-            "| {server} | {workload} | {client} | {:.3} s | {:.2} s | {} | {:.1} MiB | {} |",
+            "| {server} | {workload} | {client} | {:.3} s | {:.2} s | {:.2} s | {} | {:.1} MiB | {} |",
             cell.wall,
+            cell.op_cpu,
             cell.cpu,
             cell.cpu_per_gib.map_or("—".into(), |v| format!("{v:.2}")),
             cell.hwm_mib,
@@ -241,7 +252,7 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     }
     let _ = writeln!(
         md,
-        "\nCPU and peak RSS are the whole child process's (s3-wire: its own /proc at exit; curl: `/usr/bin/time`). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). The small-object phases share one process, so their CPU and RSS are the process's for all three phases."
+        "\n\"CPU, operation\" is user+system CPU of every thread of the peer's process while the operation ran (read from its /proc before and after; the small-object phases each have their own); CPU s/GiB divides it by the bytes moved. \"CPU, process\" and peak RSS are the whole process's, start-up and interpreter included (peers: their own /proc at exit; curl: `/usr/bin/time`, whose whole process is also its operation figure). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). Both servers are plain HTTP, where s3-wire signs every payload byte (SHA-256 chunk signatures, and a CRC32 trailer on uploads) because no TLS protects it; curl sends `UNSIGNED-PAYLOAD` with no checksum, so its floor does less work per byte."
     );
     let _ = writeln!(md, "\n## Build weight\n");
     match meta["build_weight"].as_str() {
