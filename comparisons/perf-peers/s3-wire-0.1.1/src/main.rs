@@ -1,0 +1,163 @@
+//! The published s3-wire 0.1.1 as a `tools/perf` peer (see the `perf-peer` crate for the
+//! protocol): one workload per process through 0.1.1's own API, `S3Client` on a validated
+//! `S3Config` (one bucket per client, path-style, plain HTTP opted into).
+
+use std::sync::Arc;
+
+use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
+use s3_wire::{
+    AddressingStyle, ByteStream, Credentials, Endpoint, GetObjectRequest, HeadObjectRequest,
+    ListObjectsV2Request, ManagedMultipartUploadRequest, MultipartOptions, ObjectKey,
+    PutObjectRequest, S3Client, S3Config, StaticCredentialsProvider,
+};
+
+/// Page bound handed to `list_objects_v2_all` (it requires one): far above the
+/// harness's 10,000 keys at the 1,000-key pages 0.1.1 asks for.
+const MAX_LIST_PAGES: usize = 1000;
+
+fn main() {
+    perf_peer::run(std::env::args().skip(1), workload);
+}
+
+fn client(args: &Args) -> Result<S3Client, String> {
+    let credentials = Credentials::new(args.access_key.as_str(), args.secret_key.as_str(), None)
+        .map_err(|e| e.to_string())?;
+    let config = S3Config::builder()
+        .endpoint(Endpoint::new(args.endpoint.as_str()).map_err(|e| e.to_string())?)
+        .allow_http_for_local_testing()
+        .region("us-east-1")
+        .bucket(BUCKET)
+        .addressing_style(AddressingStyle::Path)
+        .credentials_provider(Arc::new(StaticCredentialsProvider::new(credentials)))
+        .build()
+        .map_err(|e| e.to_string())?;
+    S3Client::new(config).map_err(|e| e.to_string())
+}
+
+async fn workload(args: Args) -> Result<Outcome, String> {
+    if args.kind == "construct" {
+        return perf_peer::construct(|| client(&args));
+    }
+    let client = client(&args)?;
+    let key = || ObjectKey::new(args.key.as_str()).map_err(|e| e.to_string());
+    let size = args.size;
+    match args.kind.as_str() {
+        "put" => {
+            let data = perf_peer::put_payload(&args);
+            let request = PutObjectRequest::new(key()?, ByteStream::from_bytes(data));
+            let watch = Stopwatch::start();
+            client
+                .put_object(request)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(watch.moved(size))
+        }
+        "get" => {
+            let watch = Stopwatch::start();
+            let got = client
+                .get_object(GetObjectRequest::new(key()?))
+                .await
+                .map_err(|e| e.to_string())?
+                .body
+                .write_to(&mut tokio::io::sink())
+                .await
+                .map_err(|e| e.to_string())?;
+            if got != size {
+                return Err(format!("GET returned {got} bytes, expected {size}"));
+            }
+            Ok(watch.moved(got))
+        }
+        "upload" => {
+            let mut request = ManagedMultipartUploadRequest::from_path(key()?, &args.file);
+            if args.part_size > 0 {
+                let options = MultipartOptions::new(args.part_size, args.concurrency)
+                    .map_err(|e| e.to_string())?;
+                request = request.with_options(options);
+            }
+            let watch = Stopwatch::start();
+            client
+                .multipart_upload(request)
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcome = watch.moved(size);
+            // 0.1.1's completion output carries no size: check it with a HEAD, untimed.
+            let stored = client
+                .head_object(HeadObjectRequest::new(key()?))
+                .await
+                .map_err(|e| e.to_string())?
+                .content_length;
+            if stored != size {
+                return Err(format!("upload stored {stored} bytes, expected {size}"));
+            }
+            Ok(outcome)
+        }
+        "download" => Ok(Outcome::Unsupported(
+            "s3-wire 0.1.1 has no parallel or ranged download to a file: its only download is \
+             one streamed GetObject (ResponseStream::write_to, as in its \
+             examples/download_file.rs), which the get workload already measures"
+                .into(),
+        )),
+        "small" => {
+            perf_peer::small_objects(&args, move |op, key, payload| {
+                let client = client.clone();
+                async move { small_request(&client, op, key, payload).await }
+            })
+            .await
+        }
+        "list" => {
+            let request = ListObjectsV2Request {
+                prefix: Some("list/".to_owned()),
+                ..ListObjectsV2Request::default()
+            };
+            let watch = Stopwatch::start();
+            let pages = client
+                .list_objects_v2_all(request, MAX_LIST_PAGES)
+                .await
+                .map_err(|e| e.to_string())?;
+            let keys: usize = pages.iter().map(|page| page.objects.len()).sum();
+            if keys != args.count {
+                return Err(format!("listed {keys} keys, expected {}", args.count));
+            }
+            Ok(watch.moved(0))
+        }
+        other => Err(format!("unknown workload {other}")),
+    }
+}
+
+async fn small_request(
+    client: &S3Client,
+    op: SmallOp,
+    key: String,
+    payload: impl Into<ByteStream> + AsRef<[u8]>,
+) -> Result<(), String> {
+    let expected = payload.as_ref().len() as u64;
+    let key = ObjectKey::new(key).map_err(|e| e.to_string())?;
+    match op {
+        SmallOp::Put => {
+            client
+                .put_object(PutObjectRequest::new(key, payload.into()))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        SmallOp::Get => {
+            let got = client
+                .get_object(GetObjectRequest::new(key))
+                .await
+                .map_err(|e| e.to_string())?
+                .body
+                .write_to(&mut tokio::io::sink())
+                .await
+                .map_err(|e| e.to_string())?;
+            if got != expected {
+                return Err(format!("small GET: {got} bytes, expected {expected}"));
+            }
+        }
+        SmallOp::Head => {
+            client
+                .head_object(HeadObjectRequest::new(key))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
