@@ -11,20 +11,22 @@ use perf_peer::{Args, BUCKET};
 use serde_json::{Value, json};
 
 /// Runs one workload on `client` and returns its result lines (one
-/// `{"unsupported": why}` line when the client cannot do it).
-pub fn run(client: &str, args: &Args) -> Result<Vec<Value>, String> {
+/// `{"unsupported": why}` line when the client cannot do it). `tmp` is the peer's
+/// `TMPDIR`, on the same tmpfs as the source files (s3-wire 0.1.1 stages uploads there).
+pub fn run(client: &str, args: &Args, tmp: &Path) -> Result<Vec<Value>, String> {
+    let peer = |program: &Path, prefix: &[&str]| run_peer(program, prefix, args, tmp);
     match client {
-        "s3-wire" => {
-            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            run_peer(&exe, &["child"], args)
-        }
+        "s3-wire" => peer(
+            &std::env::current_exe().map_err(|e| e.to_string())?,
+            &["child"],
+        ),
         "boto3" => {
-            let peer = peers_dir().join("boto3/peer.py");
-            run_peer(&boto3_python()?, &[peer.to_str().unwrap_or_default()], args)
+            let script = peers_dir().join("boto3/peer.py");
+            peer(&boto3_python()?, &[script.to_str().unwrap_or_default()])
         }
         "curl" => run_curl(args),
         other if peers_dir().join(other).join("Cargo.toml").is_file() => {
-            run_peer(&cargo_peer(other)?, &[], args)
+            peer(&cargo_peer(other)?, &[])
         }
         other => Err(format!(
             "unknown client {other}: not s3-wire, boto3, curl or a directory of {}",
@@ -129,10 +131,16 @@ fn boto3_python() -> Result<PathBuf, String> {
 }
 
 /// Runs `program prefix... <args>` and parses its JSON result lines.
-fn run_peer(program: &Path, prefix: &[&str], args: &Args) -> Result<Vec<Value>, String> {
+fn run_peer(
+    program: &Path,
+    prefix: &[&str],
+    args: &Args,
+    tmp: &Path,
+) -> Result<Vec<Value>, String> {
     let output = Command::new(program)
         .args(prefix)
         .args(args.to_flags())
+        .env("TMPDIR", tmp)
         .output()
         .map_err(|e| format!("{}: {e}", program.display()))?;
     if !output.status.success() {

@@ -164,7 +164,7 @@ fn run_all(scratch: &Path, options: &Options) -> Result<Vec<Value>, String> {
                 for rep in 0..options.reps {
                     let download = scratch.join("download.bin");
                     let args = peer_args(w, &server, client, &files, &download);
-                    let outcome = clients::run(client, &args);
+                    let outcome = clients::run(client, &args, scratch);
                     let _ = std::fs::remove_file(&download);
                     let base = json!({
                         "server": server.name, "workload": w.name, "client": client, "rep": rep,
