@@ -1,0 +1,231 @@
+//! `object_store`'s `AmazonS3` as a `tools/perf` peer (see the `perf-peer` crate for the
+//! protocol), one workload per process, written the way a user of `object_store` would.
+
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::buffered::BufWriter;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// `download`: bytes per ranged GET.
+const RANGE_SIZE: u64 = 8 << 20;
+/// `download`: ranged GETs in flight at once (so at most 32 MiB of ranges held).
+const RANGES_IN_FLIGHT: usize = 4;
+/// `upload` with object_store's defaults: the read buffer between the file and `BufWriter`.
+const FILE_BUFFER: usize = 1 << 20;
+
+fn main() {
+    perf_peer::run(std::env::args().skip(1), workload);
+}
+
+fn builder(args: &Args) -> AmazonS3Builder {
+    // `new()`, not `from_env()`: nothing is read from AWS_* variables, and with static
+    // credentials and a region there is no IMDS or region lookup.
+    AmazonS3Builder::new()
+        .with_endpoint(args.endpoint.as_str())
+        .with_allow_http(true)
+        .with_region("us-east-1")
+        .with_bucket_name(BUCKET)
+        .with_access_key_id(args.access_key.as_str())
+        .with_secret_access_key(args.secret_key.as_str())
+        .with_virtual_hosted_style_request(false)
+}
+
+fn store(args: &Args) -> Result<AmazonS3, String> {
+    builder(args).build().map_err(|e| e.to_string())
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+async fn workload(args: Args) -> Result<Outcome, String> {
+    if args.kind == "construct" {
+        return perf_peer::construct(|| store(&args));
+    }
+    let store = Arc::new(store(&args)?);
+    let path = Path::from(args.key.as_str());
+    let size = args.size;
+    match args.kind.as_str() {
+        "put" => {
+            let data = PutPayload::from(perf_peer::put_payload(&args));
+            let watch = Stopwatch::start();
+            store.put(&path, data).await.map_err(err)?;
+            Ok(watch.moved(size))
+        }
+        "get" => {
+            let watch = Stopwatch::start();
+            let mut stream = store.get(&path).await.map_err(err)?.into_stream();
+            let mut got = 0u64;
+            while let Some(chunk) = stream.next().await {
+                got += chunk.map_err(err)?.len() as u64;
+            }
+            if got != size {
+                return Err(format!("GET returned {got} bytes, expected {size}"));
+            }
+            Ok(watch.moved(got))
+        }
+        "upload" => {
+            let watch = Stopwatch::start();
+            if args.part_size > 0 {
+                upload_parts(&store, &path, &args).await?;
+            } else {
+                upload_defaults(store.clone(), &path, &args).await?;
+            }
+            let stored = store.head(&path).await.map_err(err)?.size;
+            if stored != size {
+                return Err(format!("upload stored {stored} bytes, expected {size}"));
+            }
+            Ok(watch.moved(size))
+        }
+        "download" => {
+            let watch = Stopwatch::start();
+            download(&store, &path, &args).await?;
+            let on_disk = std::fs::metadata(&args.file).map_err(err)?.len();
+            if on_disk != size {
+                return Err(format!("download wrote {on_disk} bytes, expected {size}"));
+            }
+            Ok(watch.moved(size))
+        }
+        "small" => {
+            perf_peer::small_objects(&args, move |op, key, payload| {
+                let store = store.clone();
+                async move { small_request(&store, op, key, payload).await }
+            })
+            .await
+        }
+        "list" => {
+            let watch = Stopwatch::start();
+            let prefix = Path::from("list");
+            let keys = store
+                .list(Some(&prefix))
+                .try_fold(0usize, |n, _| async move { Ok(n + 1) })
+                .await
+                .map_err(err)?;
+            if keys != args.count {
+                return Err(format!("listed {keys} keys, expected {}", args.count));
+            }
+            Ok(watch.moved(0))
+        }
+        other => Err(format!("unknown workload {other}")),
+    }
+}
+
+/// `put_multipart` + `WriteMultipart` in `part_size` chunks read from the file, at most
+/// `concurrency` parts in flight.
+async fn upload_parts(store: &AmazonS3, path: &Path, args: &Args) -> Result<(), String> {
+    let part_size = args.part_size as usize;
+    let mut file = tokio::fs::File::open(&args.file).await.map_err(err)?;
+    let upload = store.put_multipart(path).await.map_err(err)?;
+    let mut writer = WriteMultipart::new_with_chunk_size(upload, part_size);
+    loop {
+        writer
+            .wait_for_capacity(args.concurrency.max(1))
+            .await
+            .map_err(err)?;
+        let mut chunk = BytesMut::with_capacity(part_size);
+        while chunk.len() < part_size {
+            if file.read_buf(&mut chunk).await.map_err(err)? == 0 {
+                break;
+            }
+        }
+        let last = chunk.len() < part_size;
+        if !chunk.is_empty() {
+            writer.put(chunk.freeze());
+        }
+        if last {
+            break;
+        }
+    }
+    writer.finish().await.map_err(err)?;
+    Ok(())
+}
+
+/// object_store's default path for a stream of unknown length: `buffered::BufWriter` with
+/// its defaults (one PUT below 10 MiB, else 10 MiB parts, 8 in flight), fed from the file.
+async fn upload_defaults(
+    store: Arc<dyn ObjectStore>,
+    path: &Path,
+    args: &Args,
+) -> Result<(), String> {
+    let file = tokio::fs::File::open(&args.file).await.map_err(err)?;
+    let mut reader = tokio::io::BufReader::with_capacity(FILE_BUFFER, file);
+    let mut writer = BufWriter::new(store, path.clone());
+    tokio::io::copy_buf(&mut reader, &mut writer)
+        .await
+        .map_err(err)?;
+    writer.shutdown().await.map_err(err)?;
+    Ok(())
+}
+
+/// `get_range` over `RANGE_SIZE` ranges, `RANGES_IN_FLIGHT` at once, each written at its
+/// offset as it arrives.
+async fn download(store: &AmazonS3, path: &Path, args: &Args) -> Result<(), String> {
+    let file = std::fs::File::create(&args.file).map_err(err)?;
+    file.set_len(args.size).map_err(err)?;
+    let file = Arc::new(file);
+    let ranges = (0..args.size)
+        .step_by(RANGE_SIZE as usize)
+        .map(|start| start..(start + RANGE_SIZE).min(args.size));
+    futures::stream::iter(ranges)
+        .map(|range: Range<u64>| {
+            let file = file.clone();
+            async move {
+                let bytes = store.get_range(path, range.clone()).await.map_err(err)?;
+                if bytes.len() as u64 != range.end - range.start {
+                    return Err(format!("range {range:?}: {} bytes came back", bytes.len()));
+                }
+                tokio::task::spawn_blocking(move || file.write_all_at(&bytes, range.start))
+                    .await
+                    .map_err(err)?
+                    .map_err(err)
+            }
+        })
+        .buffer_unordered(RANGES_IN_FLIGHT)
+        .try_collect::<()>()
+        .await
+}
+
+async fn small_request(
+    store: &AmazonS3,
+    op: SmallOp,
+    key: String,
+    payload: Bytes,
+) -> Result<(), String> {
+    let path = Path::from(key);
+    match op {
+        SmallOp::Put => {
+            store
+                .put(&path, PutPayload::from(payload))
+                .await
+                .map_err(err)?;
+        }
+        SmallOp::Get => {
+            let got = store
+                .get(&path)
+                .await
+                .map_err(err)?
+                .bytes()
+                .await
+                .map_err(err)?;
+            if got.len() != payload.len() {
+                return Err(format!(
+                    "small GET: {} bytes, expected {}",
+                    got.len(),
+                    payload.len()
+                ));
+            }
+        }
+        SmallOp::Head => {
+            store.head(&path).await.map_err(err)?;
+        }
+    }
+    Ok(())
+}
