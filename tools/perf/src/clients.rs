@@ -228,3 +228,35 @@ fn run_curl(args: &Args) -> Result<Vec<Value>, String> {
         "base_kib": Value::Null,
     })])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curl_answers_only_put_and_get() {
+        for kind in ["upload", "download", "small", "list", "construct"] {
+            let mut args = Args::default();
+            args.kind = kind.into();
+            let lines = run("curl", &args, Path::new("/tmp")).unwrap();
+            assert_eq!(lines.len(), 1, "{kind}");
+            assert!(
+                lines[0]["unsupported"].as_str().is_some(),
+                "{kind}: {lines:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_clients_are_refused_by_name() {
+        let err = run("no-such-peer", &Args::default(), Path::new("/tmp")).unwrap_err();
+        assert!(err.starts_with("unknown client no-such-peer: "), "{err}");
+        // Every Rust peer under comparisons/perf-peers/ is a client by its directory name.
+        for name in ["s3-wire-0.1.1", "object_store"] {
+            assert!(
+                peers_dir().join(name).join("Cargo.toml").is_file(),
+                "{name}"
+            );
+        }
+    }
+}
