@@ -119,6 +119,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "curl": machine::tool_version("curl", &["-V"]).lines().next().unwrap_or("").to_owned(),
         "command": command,
         "reps": options.reps,
+        "peer_runtime": std::env::var(perf_peer::RUNTIME_VAR).unwrap_or_else(|_| "multi-thread".into()),
         "build_weight": weight,
     });
     let mut jsonl = format!("{meta}\n");

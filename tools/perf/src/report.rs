@@ -156,8 +156,14 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     let _ = writeln!(md, "- command: `{}`", s(&meta["command"]));
     let _ = writeln!(
         md,
-        "- repetitions: {} per cell, each in its own child process; median [min–max]\n",
+        "- repetitions: {} per cell, each in its own child process; median [min–max]",
         meta["reps"]
+    );
+    let _ = writeln!(
+        md,
+        "- the Rust peers' tokio runtime: {} (`{}`)\n",
+        meta["peer_runtime"].as_str().unwrap_or("multi-thread"),
+        perf_peer::RUNTIME_VAR
     );
     let mut rows: Vec<(String, String)> = cells
         .keys()
