@@ -1,0 +1,228 @@
+//! The perf harness's peer for the official AWS SDK for Rust: `aws-sdk-s3` for single
+//! requests and listing, AWS's transfer manager (`aws-sdk-s3-transfer-manager`) for
+//! `upload` and `download`. One workload per process; see the `perf-peer` crate for the
+//! protocol and README.md beside this file for the settings.
+
+use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_s3::error::DisplayErrorContext;
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3_transfer_manager::io::InputStream;
+use aws_sdk_s3_transfer_manager::types::{ConcurrencyMode, PartSize};
+use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
+
+fn main() {
+    perf_peer::run(std::env::args().skip(1), workload);
+}
+
+/// An error with its whole source chain (an `SdkError` alone says only "service error").
+fn chain(err: impl std::error::Error) -> String {
+    DisplayErrorContext(err).to_string()
+}
+
+/// The S3 client's configuration: the harness's endpoint, path-style, static credentials,
+/// `us-east-1`, the latest behavior version and the SDK's defaults for everything else.
+fn config(args: &Args) -> aws_sdk_s3::config::Builder {
+    aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .endpoint_url(args.endpoint.as_str())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new(
+            args.access_key.as_str(),
+            args.secret_key.as_str(),
+            None,
+            None,
+            "perf",
+        ))
+        .force_path_style(true)
+}
+
+fn client(args: &Args) -> aws_sdk_s3::Client {
+    aws_sdk_s3::Client::from_conf(config(args).build())
+}
+
+/// The transfer manager's own download part size for `PartSize::Auto` (5 MiB).
+const TM_AUTO_DOWNLOAD_PART_SIZE: u64 = 5 << 20;
+
+/// The transfer manager over the same S3 configuration; `part_size > 0` pins the part
+/// size and the parts in flight, otherwise everything is the manager's default.
+fn transfer_manager(args: &Args, part_size: u64) -> aws_sdk_s3_transfer_manager::Client {
+    let mut tm = aws_sdk_s3_transfer_manager::Config::builder().s3_config(config(args));
+    if part_size > 0 {
+        tm = tm.part_size(PartSize::Target(part_size));
+    }
+    if args.concurrency > 0 {
+        tm = tm.concurrency(ConcurrencyMode::Explicit(args.concurrency));
+    }
+    aws_sdk_s3_transfer_manager::Client::new(tm.build())
+}
+
+async fn workload(args: Args) -> Result<Outcome, String> {
+    let size = args.size;
+    match args.kind.as_str() {
+        "construct" => perf_peer::construct(|| Ok::<_, String>(client(&args))),
+        "put" => {
+            let client = client(&args);
+            let data = perf_peer::put_payload(&args);
+            let watch = Stopwatch::start();
+            client
+                .put_object()
+                .bucket(BUCKET)
+                .key(&args.key)
+                .body(ByteStream::from(data))
+                .send()
+                .await
+                .map_err(chain)?;
+            Ok(watch.moved(size))
+        }
+        "get" => {
+            let client = client(&args);
+            let watch = Stopwatch::start();
+            let mut body = client
+                .get_object()
+                .bucket(BUCKET)
+                .key(&args.key)
+                .send()
+                .await
+                .map_err(chain)?
+                .body;
+            let mut got = 0u64;
+            while let Some(chunk) = body.next().await {
+                got += chunk.map_err(chain)?.len() as u64;
+            }
+            if got != size {
+                return Err(format!("GET returned {got} bytes, expected {size}"));
+            }
+            Ok(watch.moved(got))
+        }
+        "upload" => {
+            let tm = transfer_manager(&args, args.part_size);
+            let watch = Stopwatch::start();
+            let body = InputStream::from_path(&args.file).map_err(chain)?;
+            tm.upload()
+                .bucket(BUCKET)
+                .key(&args.key)
+                .body(body)
+                .initiate()
+                .map_err(chain)?
+                .join()
+                .await
+                .map_err(chain)?;
+            let outcome = watch.moved(size);
+            // The check is outside the timed operation: a HEAD of what was stored.
+            let head = client(&args)
+                .head_object()
+                .bucket(BUCKET)
+                .key(&args.key)
+                .send()
+                .await
+                .map_err(chain)?;
+            let stored = head.content_length().unwrap_or(-1);
+            if stored != size as i64 {
+                return Err(format!("upload stored {stored} bytes, expected {size}"));
+            }
+            Ok(outcome)
+        }
+        "download" => {
+            // The manager's default part size, pinned: with `PartSize::Auto` and response
+            // checksum validation on (the default) it re-discovers a multipart object
+            // with `GetObject?partNumber=1` to align its ranges to the stored parts, and
+            // local-s3 (s3s-fs) ignores `partNumber`: it answers 200 with the whole
+            // object and no Content-Range, which the manager rejects ("nonempty
+            // partNumber response missing content-range"). See README.md.
+            let tm = transfer_manager(&args, TM_AUTO_DOWNLOAD_PART_SIZE);
+            let watch = Stopwatch::start();
+            let done = tm
+                .download()
+                .bucket(BUCKET)
+                .key(&args.key)
+                .write_to_path(&args.file)
+                .await
+                .map_err(chain)?
+                .join()
+                .await
+                .map_err(chain)?;
+            let outcome = watch.moved(size);
+            let reported = done.object_meta.total_object_size();
+            let written = std::fs::metadata(&args.file)
+                .map_err(|e| format!("{}: {e}", args.file.display()))?
+                .len();
+            if reported != size || written != size {
+                return Err(format!(
+                    "download: object of {reported} bytes, {written} written, expected {size}"
+                ));
+            }
+            Ok(outcome)
+        }
+        "small" => {
+            let client = client(&args);
+            perf_peer::small_objects(&args, move |op, key, payload| {
+                let client = client.clone();
+                async move {
+                    match op {
+                        SmallOp::Put => {
+                            client
+                                .put_object()
+                                .bucket(BUCKET)
+                                .key(key)
+                                .body(ByteStream::from(payload))
+                                .send()
+                                .await
+                                .map_err(chain)?;
+                        }
+                        SmallOp::Get => {
+                            let got = client
+                                .get_object()
+                                .bucket(BUCKET)
+                                .key(&key)
+                                .send()
+                                .await
+                                .map_err(chain)?
+                                .body
+                                .collect()
+                                .await
+                                .map_err(chain)?
+                                .into_bytes();
+                            if got.len() != payload.len() {
+                                return Err(format!(
+                                    "small GET {key}: {} bytes, expected {}",
+                                    got.len(),
+                                    payload.len()
+                                ));
+                            }
+                        }
+                        SmallOp::Head => {
+                            client
+                                .head_object()
+                                .bucket(BUCKET)
+                                .key(key)
+                                .send()
+                                .await
+                                .map_err(chain)?;
+                        }
+                    }
+                    Ok(())
+                }
+            })
+            .await
+        }
+        "list" => {
+            let client = client(&args);
+            let watch = Stopwatch::start();
+            let mut pages = client
+                .list_objects_v2()
+                .bucket(BUCKET)
+                .prefix("list/")
+                .into_paginator()
+                .send();
+            let mut keys = 0usize;
+            while let Some(page) = pages.next().await {
+                keys += page.map_err(chain)?.contents().len();
+            }
+            if keys != args.count {
+                return Err(format!("listed {keys} keys, expected {}", args.count));
+            }
+            Ok(watch.moved(0))
+        }
+        other => Err(format!("unknown workload {other}")),
+    }
+}
