@@ -16,7 +16,7 @@
 //!
 //! Each result line carries `wall_s` (the operation alone: no process start-up, no client
 //! construction, no buffer filling), `bytes`, `base_kib` (VmRSS just before the operation),
-//! `op_cpu_s` (the process's user+system CPU during the operation, every thread's) and,
+//! `op_cpu_s` (the CPU its threads used during the operation, from their schedstat) and,
 //! read from `/proc/self` just before exit, `hwm_kib` (VmHWM), `user_s` and `sys_s` (the
 //! whole process's CPU).
 //! The small-object workload prints one line per phase (`put`, `get`, `head`) with `ops`,
@@ -208,6 +208,7 @@ impl SmallOp {
 #[derive(Debug)]
 pub struct Stopwatch {
     usage: procfs::Usage,
+    cpu_ns: Option<u64>,
     start: Instant,
 }
 
@@ -216,15 +217,22 @@ impl Stopwatch {
     pub fn start() -> Stopwatch {
         Stopwatch {
             usage: procfs::self_usage(),
+            cpu_ns: procfs::threads_cpu_ns(),
             start: Instant::now(),
         }
     }
 
-    /// Wall and CPU seconds since the start.
+    /// Wall and CPU seconds since the start: the threads' schedstat nanoseconds, or
+    /// the process's 10 ms ticks where the kernel has no schedstat.
     fn elapsed(&self) -> (f64, f64) {
         let wall = self.start.elapsed().as_secs_f64();
-        let now = procfs::self_usage();
-        let cpu = (now.user_s + now.sys_s) - (self.usage.user_s + self.usage.sys_s);
+        let cpu = match (self.cpu_ns, procfs::threads_cpu_ns()) {
+            (Some(start), Some(now)) => now.saturating_sub(start) as f64 / 1e9,
+            _ => {
+                let now = procfs::self_usage();
+                (now.user_s + now.sys_s) - (self.usage.user_s + self.usage.sys_s)
+            }
+        };
         (wall, cpu.max(0.0))
     }
 
