@@ -266,6 +266,21 @@ pub fn construct<C>(mut build: impl FnMut() -> Result<C, String>) -> Result<Outc
     })
 }
 
+/// Checks what a peer moved or found against what the workload asked for, so a client
+/// that answers quickly with the wrong result fails instead of scoring:
+/// `expect("bytes stored", stored, size)?`.
+pub fn expect<T: PartialEq + std::fmt::Display>(
+    what: &str,
+    got: T,
+    expected: T,
+) -> Result<(), String> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: {got}, expected {expected}"))
+    }
+}
+
 /// The key of small object `i`.
 pub fn small_key(i: usize) -> String {
     format!("small/{i:05}")
@@ -433,6 +448,15 @@ mod tests {
             "unknown flag --bogus"
         );
         assert!(Args::parse(["get".into(), "--key".into()]).is_err());
+    }
+
+    #[test]
+    fn expect_names_what_differs() {
+        assert_eq!(expect("keys listed", 3, 3), Ok(()));
+        assert_eq!(
+            expect("bytes stored", 5u64, 8),
+            Err("bytes stored: 5, expected 8".to_owned())
+        );
     }
 
     #[test]

@@ -55,9 +55,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             while let Some(chunk) = body.next_chunk().await {
                 got += chunk.map_err(|e| e.to_string())?.len() as u64;
             }
-            if got != size {
-                return Err(format!("GET returned {got} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes the GET returned", got, size)?;
             Ok(watch.moved(got))
         }
         "upload" => {
@@ -69,12 +67,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                     .concurrency(args.concurrency);
             }
             let stored = upload.await.map_err(|e| e.to_string())?;
-            if stored.size != size {
-                return Err(format!(
-                    "upload stored {} bytes, expected {size}",
-                    stored.size
-                ));
-            }
+            perf_peer::expect("bytes stored", stored.size, size)?;
             Ok(watch.moved(size))
         }
         "download" => {
@@ -83,9 +76,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .download(bucket, key()?, args.file.as_path())
                 .await
                 .map_err(|e| e.to_string())?;
-            if got.size != size {
-                return Err(format!("download got {} bytes, expected {size}", got.size));
-            }
+            perf_peer::expect("bytes the download wrote", got.size, size)?;
             Ok(watch.moved(got.size))
         }
         "small" => {
@@ -104,9 +95,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             while let Some(page) = pages.next_page().await {
                 keys += page.map_err(|e| e.to_string())?.result.contents.len();
             }
-            if keys != args.count {
-                return Err(format!("listed {keys} keys, expected {}", args.count));
-            }
+            perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
         other => Err(format!("unknown workload {other}")),
@@ -138,13 +127,7 @@ async fn small_request(
                 .collect()
                 .await
                 .map_err(|e| e.to_string())?;
-            if got.len() != payload.len() {
-                return Err(format!(
-                    "small GET: {} bytes, expected {}",
-                    got.len(),
-                    payload.len()
-                ));
-            }
+            perf_peer::expect("bytes a small GET returned", got.len(), payload.len())?;
         }
         SmallOp::Head => {
             client

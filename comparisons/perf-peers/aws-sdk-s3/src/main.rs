@@ -89,9 +89,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             while let Some(chunk) = body.next().await {
                 got += chunk.map_err(chain)?.len() as u64;
             }
-            if got != size {
-                return Err(format!("GET returned {got} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes the GET returned", got, size)?;
             Ok(watch.moved(got))
         }
         "upload" => {
@@ -117,9 +115,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .await
                 .map_err(chain)?;
             let stored = head.content_length().unwrap_or(-1);
-            if stored != size as i64 {
-                return Err(format!("upload stored {stored} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes stored", stored, size as i64)?;
             Ok(outcome)
         }
         "download" => {
@@ -146,11 +142,8 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             let written = std::fs::metadata(&args.file)
                 .map_err(|e| format!("{}: {e}", args.file.display()))?
                 .len();
-            if reported != size || written != size {
-                return Err(format!(
-                    "download: object of {reported} bytes, {written} written, expected {size}"
-                ));
-            }
+            perf_peer::expect("object size the download reported", reported, size)?;
+            perf_peer::expect("bytes the download wrote", written, size)?;
             Ok(outcome)
         }
         "small" => {
@@ -182,13 +175,11 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                                 .await
                                 .map_err(chain)?
                                 .into_bytes();
-                            if got.len() != payload.len() {
-                                return Err(format!(
-                                    "small GET {key}: {} bytes, expected {}",
-                                    got.len(),
-                                    payload.len()
-                                ));
-                            }
+                            perf_peer::expect(
+                                "bytes a small GET returned",
+                                got.len(),
+                                payload.len(),
+                            )?;
                         }
                         SmallOp::Head => {
                             client
@@ -218,9 +209,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             while let Some(page) = pages.next().await {
                 keys += page.map_err(chain)?.contents().len();
             }
-            if keys != args.count {
-                return Err(format!("listed {keys} keys, expected {}", args.count));
-            }
+            perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
         other => Err(format!("unknown workload {other}")),

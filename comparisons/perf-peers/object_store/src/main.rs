@@ -67,9 +67,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             while let Some(chunk) = stream.next().await {
                 got += chunk.map_err(err)?.len() as u64;
             }
-            if got != size {
-                return Err(format!("GET returned {got} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes the GET returned", got, size)?;
             Ok(watch.moved(got))
         }
         "upload" => {
@@ -80,18 +78,14 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 upload_defaults(store.clone(), &path, &args).await?;
             }
             let stored = store.head(&path).await.map_err(err)?.size;
-            if stored != size {
-                return Err(format!("upload stored {stored} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes stored", stored, size)?;
             Ok(watch.moved(size))
         }
         "download" => {
             let watch = Stopwatch::start();
             download(&store, &path, &args).await?;
             let on_disk = std::fs::metadata(&args.file).map_err(err)?.len();
-            if on_disk != size {
-                return Err(format!("download wrote {on_disk} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes the download wrote", on_disk, size)?;
             Ok(watch.moved(size))
         }
         "small" => {
@@ -109,9 +103,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .try_fold(0usize, |n, _| async move { Ok(n + 1) })
                 .await
                 .map_err(err)?;
-            if keys != args.count {
-                return Err(format!("listed {keys} keys, expected {}", args.count));
-            }
+            perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
         other => Err(format!("unknown workload {other}")),
@@ -179,9 +171,11 @@ async fn download(store: &AmazonS3, path: &Path, args: &Args) -> Result<(), Stri
             let file = file.clone();
             async move {
                 let bytes = store.get_range(path, range.clone()).await.map_err(err)?;
-                if bytes.len() as u64 != range.end - range.start {
-                    return Err(format!("range {range:?}: {} bytes came back", bytes.len()));
-                }
+                perf_peer::expect(
+                    "bytes of a range",
+                    bytes.len() as u64,
+                    range.end - range.start,
+                )?;
                 tokio::task::spawn_blocking(move || file.write_all_at(&bytes, range.start))
                     .await
                     .map_err(err)?
@@ -215,13 +209,7 @@ async fn small_request(
                 .bytes()
                 .await
                 .map_err(err)?;
-            if got.len() != payload.len() {
-                return Err(format!(
-                    "small GET: {} bytes, expected {}",
-                    got.len(),
-                    payload.len()
-                ));
-            }
+            perf_peer::expect("bytes a small GET returned", got.len(), payload.len())?;
         }
         SmallOp::Head => {
             store.head(&path).await.map_err(err)?;

@@ -62,9 +62,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .write_to(&mut tokio::io::sink())
                 .await
                 .map_err(|e| e.to_string())?;
-            if got != size {
-                return Err(format!("GET returned {got} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes the GET returned", got, size)?;
             Ok(watch.moved(got))
         }
         "upload" => {
@@ -86,9 +84,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .await
                 .map_err(|e| e.to_string())?
                 .content_length;
-            if stored != size {
-                return Err(format!("upload stored {stored} bytes, expected {size}"));
-            }
+            perf_peer::expect("bytes stored", stored, size)?;
             Ok(outcome)
         }
         "download" => Ok(Outcome::Unsupported(
@@ -115,9 +111,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .await
                 .map_err(|e| e.to_string())?;
             let keys: usize = pages.iter().map(|page| page.objects.len()).sum();
-            if keys != args.count {
-                return Err(format!("listed {keys} keys, expected {}", args.count));
-            }
+            perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
         other => Err(format!("unknown workload {other}")),
@@ -148,9 +142,7 @@ async fn small_request(
                 .write_to(&mut tokio::io::sink())
                 .await
                 .map_err(|e| e.to_string())?;
-            if got != expected {
-                return Err(format!("small GET: {got} bytes, expected {expected}"));
-            }
+            perf_peer::expect("bytes a small GET returned", got, expected)?;
         }
         SmallOp::Head => {
             client
