@@ -54,14 +54,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
         }
         "get" => {
             let watch = Stopwatch::start();
-            let got = client
-                .get_object(GetObjectRequest::new(key()?))
-                .await
-                .map_err(|e| e.to_string())?
-                .body
-                .write_to(&mut tokio::io::sink())
-                .await
-                .map_err(|e| e.to_string())?;
+            let got = get_to_sink(&client, key()?).await?;
             perf_peer::expect("bytes the GET returned", got, size)?;
             Ok(watch.moved(got))
         }
@@ -118,6 +111,19 @@ async fn workload(args: Args) -> Result<Outcome, String> {
     }
 }
 
+/// GetObject streamed into a sink (0.1.1 checks length and checksum as it streams);
+/// the byte count.
+async fn get_to_sink(client: &S3Client, key: ObjectKey) -> Result<u64, String> {
+    client
+        .get_object(GetObjectRequest::new(key))
+        .await
+        .map_err(|e| e.to_string())?
+        .body
+        .write_to(&mut tokio::io::sink())
+        .await
+        .map_err(|e| e.to_string())
+}
+
 async fn small_request(
     client: &S3Client,
     op: SmallOp,
@@ -134,14 +140,7 @@ async fn small_request(
                 .map_err(|e| e.to_string())?;
         }
         SmallOp::Get => {
-            let got = client
-                .get_object(GetObjectRequest::new(key))
-                .await
-                .map_err(|e| e.to_string())?
-                .body
-                .write_to(&mut tokio::io::sink())
-                .await
-                .map_err(|e| e.to_string())?;
+            let got = get_to_sink(client, key).await?;
             perf_peer::expect("bytes a small GET returned", got, expected)?;
         }
         SmallOp::Head => {
