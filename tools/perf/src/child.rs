@@ -1,8 +1,6 @@
 //! `perf child`: s3-wire as a peer (see the `perf-peer` crate for the protocol), one
 //! workload per process through the facade's managed transfers and single requests.
 
-use std::sync::Arc;
-
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
@@ -17,13 +15,7 @@ pub fn main() {
 }
 
 fn client(args: &Args) -> Result<Client, String> {
-    Client::builder()
-        .endpoint(args.endpoint.as_str())
-        .region("us-east-1")
-        .static_credentials(args.access_key.clone(), args.secret_key.clone(), None)
-        .proxy_from_env(false)
-        .build()
-        .map_err(|e| e.to_string())
+    crate::servers::client(&args.endpoint, &args.access_key, &args.secret_key)
 }
 
 async fn workload(args: Args) -> Result<Outcome, String> {
@@ -80,7 +72,6 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             Ok(watch.moved(got.size))
         }
         "small" => {
-            let client = Arc::new(client);
             perf_peer::small_objects(&args, move |op, key, payload| {
                 let (client, bucket) = (client.clone(), bucket.clone());
                 async move { small_request(&client, bucket, op, key, payload).await }
@@ -112,9 +103,8 @@ async fn small_request(
     let key = ObjectKey::new(key).map_err(|e| e.to_string())?;
     match op {
         SmallOp::Put => {
-            let body = Body::from_bytes(payload.clone());
             client
-                .put_object(PutObject::new(bucket, key), body)
+                .put_object(PutObject::new(bucket, key), Body::from_bytes(payload))
                 .await
                 .map_err(|e| e.to_string())?;
         }

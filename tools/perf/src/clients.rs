@@ -62,25 +62,16 @@ fn cargo_peer(name: &str) -> Result<PathBuf, String> {
     let manifest = peers_dir().join(name).join("Cargo.toml");
     let target = target_dir()?.join("perf-peers").join(name);
     eprintln!("perf: building the {name} peer ({})", manifest.display());
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--ignore-rust-version",
-            "--bin",
-            "peer",
-        ])
-        .arg("--manifest-path")
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target)
-        .env_remove("CARGO_TARGET_DIR")
-        .status()
-        .map_err(|e| format!("cargo build of the {name} peer: {e}"))?;
-    if !status.success() {
-        return Err(format!("cargo build of the {name} peer: {status}"));
-    }
+    succeed(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--release", "--locked", "--ignore-rust-version"])
+            .args(["--bin", "peer", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--target-dir")
+            .arg(&target)
+            .env_remove("CARGO_TARGET_DIR"),
+        &format!("cargo build of the {name} peer"),
+    )?;
     let path = target.join("release/peer");
     built.push((name.to_owned(), path.clone()));
     Ok(path)
@@ -106,19 +97,12 @@ fn boto3_python() -> Result<PathBuf, String> {
             }
             let _ = std::fs::remove_dir_all(&venv);
             let interpreter = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
-            let step = |command: &mut Command, what: &str| -> Result<(), String> {
-                let status = command.status().map_err(|e| format!("{what}: {e}"))?;
-                status
-                    .success()
-                    .then_some(())
-                    .ok_or(format!("{what}: {status}"))
-            };
             eprintln!("perf: making the boto3 venv {}", venv.display());
-            step(
+            succeed(
                 Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
                 "python3 -m venv",
             )?;
-            step(
+            succeed(
                 Command::new(&python)
                     .args(["-m", "pip", "install", "--quiet", "--no-deps", "-r"])
                     .arg(&requirements),
@@ -128,6 +112,15 @@ fn boto3_python() -> Result<PathBuf, String> {
             Ok(python)
         })
         .clone()
+}
+
+/// Runs a setup step (a build, a venv) with its output shown; `what` names it in errors.
+fn succeed(command: &mut Command, what: &str) -> Result<(), String> {
+    let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+    status
+        .success()
+        .then_some(())
+        .ok_or(format!("{what}: {status}"))
 }
 
 /// Runs `program prefix... <args>` and parses its JSON result lines.

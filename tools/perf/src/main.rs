@@ -15,7 +15,8 @@
 //!
 //! How usage is measured: a peer reads its own `/proc/self/status` (VmHWM, VmRSS) and
 //! `/proc/self/stat` (utime, stime) just before it exits and prints them in its JSON
-//! line; curl runs under `/usr/bin/time -f "%M %U %S"`. Both give the whole process's
+//! line, with the CPU of the operation alone (its threads' schedstat before and after);
+//! curl runs under `/usr/bin/time -f "%M %U %S"`. Both give the whole process's
 //! peak RSS and CPU. The parent never reaps with `wait4` (that needs `unsafe` or another
 //! dependency), and polling a foreign child's VmHWM misses the last milliseconds. Wall
 //! time is the operation's own (the peer's clock around the workload, curl's

@@ -45,10 +45,7 @@ fn cells(records: &[Value]) -> BTreeMap<(String, String, String), Result<Cell, S
     }
     groups
         .into_iter()
-        .map(|(key, group)| {
-            let cell = summarize(&group);
-            (key, cell)
-        })
+        .map(|(key, group)| (key, summarize(&group)))
         .collect()
 }
 
@@ -65,14 +62,11 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
     let median = |v: Vec<f64>| stats::min_median_max(&v).map(|(_, m, _)| m);
     let minmax = |v: Vec<f64>| stats::min_median_max(&v);
     let wall = median(values(&|r| r["wall_s"].as_f64())).unwrap_or(0.0);
-    let cpu = median(values(&|r| {
-        Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?)
-    }))
-    .unwrap_or(0.0);
+    let process_cpu = |r: &Value| Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?);
+    let cpu = median(values(&process_cpu)).unwrap_or(0.0);
+    // curl reports no operation figure: its whole process is its operation.
     let op_cpu = median(values(&|r| {
-        r["op_cpu_s"]
-            .as_f64()
-            .or_else(|| Some(r["user_s"].as_f64()? + r["sys_s"].as_f64()?))
+        r["op_cpu_s"].as_f64().or_else(|| process_cpu(r))
     }))
     .unwrap_or(0.0);
     let hwm_mib = median(values(&|r| Some(r["hwm_kib"].as_f64()? / 1024.0))).unwrap_or(0.0);
@@ -80,7 +74,7 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
         Some((r["hwm_kib"].as_f64()? - r["base_kib"].as_f64()?) / 1024.0)
     }));
     let bytes = group[0]["bytes"].as_f64().unwrap_or(0.0);
-    let (rate, extra) = if let Some(_ops) = group[0]["ops_per_s"].as_f64() {
+    let (rate, extra) = if group[0]["ops_per_s"].as_f64().is_some() {
         let ops = values(&|r| r["ops_per_s"].as_f64());
         let (lo, m, hi) = minmax(ops).unwrap_or_default();
         let p50 = median(values(&|r| r["p50_ms"].as_f64())).unwrap_or(0.0);

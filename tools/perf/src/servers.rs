@@ -31,6 +31,18 @@ pub struct Server {
     _local: Option<local_s3::LocalS3>,
 }
 
+/// An s3-wire client of `endpoint` as every s3-wire side of a run makes it (the setup,
+/// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment.
+pub fn client(endpoint: &str, access_key: &str, secret_key: &str) -> Result<Client, String> {
+    Client::builder()
+        .endpoint(endpoint)
+        .region("us-east-1")
+        .static_credentials(access_key, secret_key, None)
+        .proxy_from_env(false)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// Starts `null` or `local-s3` (its data under `scratch`, which is on tmpfs).
 pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
     match name {
@@ -64,13 +76,7 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
 
 /// The bucket and the objects the GET, download and list workloads read.
 pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String> {
-    let client = Client::builder()
-        .endpoint(server.endpoint.as_str())
-        .region("us-east-1")
-        .static_credentials(server.access_key.clone(), server.secret_key.clone(), None)
-        .proxy_from_env(false)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let client = client(&server.endpoint, &server.access_key, &server.secret_key)?;
     let bucket = BucketName::new(BUCKET).unwrap();
     client
         .create_bucket(CreateBucket::new(bucket.clone()))
@@ -125,10 +131,11 @@ pub fn pattern(len: u64) -> bytes::Bytes {
     (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into()
 }
 
+/// A source file of `len` bytes: the pattern, one MiB block after another.
 pub fn write_file(path: &Path, len: u64) -> std::io::Result<()> {
     use std::io::Write;
     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let block: Vec<u8> = (0..MIB).map(|i| (i * 7 % 253) as u8).collect();
+    let block = pattern(MIB);
     let mut left = len;
     while left > 0 {
         let n = left.min(MIB) as usize;
@@ -164,13 +171,7 @@ mod tests {
     async fn round_trip(server: null::NullServer, addr: std::net::SocketAddr) {
         use s3_wire_tokio::s3_ops::ByteRange;
         use s3_wire_tokio::s3_ops::ops::delete_objects::DeleteObjects;
-        let client = Client::builder()
-            .endpoint(format!("http://{addr}"))
-            .region("us-east-1")
-            .static_credentials(NULL_KEY, NULL_SECRET, None)
-            .proxy_from_env(false)
-            .build()
-            .unwrap();
+        let client = client(&format!("http://{addr}"), NULL_KEY, NULL_SECRET).unwrap();
         let bucket = BucketName::new("bucket").unwrap();
         let key = |k: &str| ObjectKey::new(k).unwrap();
         client
