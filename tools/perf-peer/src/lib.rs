@@ -151,7 +151,7 @@ pub enum Outcome {
         bytes: u64,
         /// VmRSS (KiB) when the operation started.
         base_kib: u64,
-        /// User+system CPU seconds of the process during the operation.
+        /// CPU seconds the process's threads used during the operation.
         op_cpu_s: f64,
     },
     /// The small-object workload's phases.
@@ -178,7 +178,7 @@ pub struct Phase {
     pub latencies: Vec<f64>,
     /// Payload bytes moved by the phase.
     pub bytes: u64,
-    /// User+system CPU seconds of the process during the phase.
+    /// CPU seconds the process's threads used during the phase.
     pub op_cpu_s: f64,
 }
 
@@ -471,12 +471,17 @@ mod tests {
         assert_eq!(percentile(&[], 50.0), None);
     }
 
-    #[test]
-    fn small_objects_runs_three_phases_over_every_key() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+    /// The multi-thread runtime `run` gives a peer, on two workers.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn small_objects_runs_three_phases_over_every_key() {
+        let runtime = runtime();
         let args = Args {
             size: 10,
             count: 25,
@@ -526,10 +531,7 @@ mod tests {
 
     #[test]
     fn a_failed_request_fails_the_workload() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let args = Args {
             size: 1,
             count: 3,
