@@ -64,14 +64,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             let client = client(&args);
             let data = perf_peer::put_payload(&args);
             let watch = Stopwatch::start();
-            client
-                .put_object()
-                .bucket(BUCKET)
-                .key(&args.key)
-                .body(ByteStream::from(data))
-                .send()
-                .await
-                .map_err(chain)?;
+            put(&client, &args.key, data).await?;
             Ok(watch.moved(size))
         }
         "get" => {
@@ -107,14 +100,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .map_err(chain)?;
             let outcome = watch.moved(size);
             // The check is outside the timed operation: a HEAD of what was stored.
-            let head = client(&args)
-                .head_object()
-                .bucket(BUCKET)
-                .key(&args.key)
-                .send()
-                .await
-                .map_err(chain)?;
-            let stored = head.content_length().unwrap_or(-1);
+            let stored = head(&client(&args), &args.key).await?;
             perf_peer::expect("bytes stored", stored, size as i64)?;
             Ok(outcome)
         }
@@ -152,16 +138,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 let client = client.clone();
                 async move {
                     match op {
-                        SmallOp::Put => {
-                            client
-                                .put_object()
-                                .bucket(BUCKET)
-                                .key(key)
-                                .body(ByteStream::from(payload))
-                                .send()
-                                .await
-                                .map_err(chain)?;
-                        }
+                        SmallOp::Put => put(&client, &key, payload).await?,
                         SmallOp::Get => {
                             let got = client
                                 .get_object()
@@ -182,13 +159,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                             )?;
                         }
                         SmallOp::Head => {
-                            client
-                                .head_object()
-                                .bucket(BUCKET)
-                                .key(key)
-                                .send()
-                                .await
-                                .map_err(chain)?;
+                            head(&client, &key).await?;
                         }
                     }
                     Ok(())
@@ -214,4 +185,33 @@ async fn workload(args: Args) -> Result<Outcome, String> {
         }
         other => Err(format!("unknown workload {other}")),
     }
+}
+
+/// PutObject of an in-memory body (the `put` workload and the small-object PUTs).
+async fn put(
+    client: &aws_sdk_s3::Client,
+    key: &str,
+    body: impl Into<ByteStream>,
+) -> Result<(), String> {
+    client
+        .put_object()
+        .bucket(BUCKET)
+        .key(key)
+        .body(body.into())
+        .send()
+        .await
+        .map_err(chain)?;
+    Ok(())
+}
+
+/// HeadObject; the stored length (-1 when the answer has none).
+async fn head(client: &aws_sdk_s3::Client, key: &str) -> Result<i64, String> {
+    let head = client
+        .head_object()
+        .bucket(BUCKET)
+        .key(key)
+        .send()
+        .await
+        .map_err(chain)?;
+    Ok(head.content_length().unwrap_or(-1))
 }
