@@ -65,11 +65,12 @@ pub(crate) enum Command {
     Cp(CopyArgs),
     /// Move: copy, then delete the source.
     Mv(CopyArgs),
-    /// Delete an object, or every object under a prefix with --recursive.
+    /// Delete an object, or with --recursive every object under a directory.
     Rm {
-        /// s3://bucket/key or s3://bucket/prefix.
+        /// s3://bucket/key; with --recursive s3://bucket/dir (the directory `dir/`: never
+        /// `dir2/…` or `dir.txt` beside it).
         path: String,
-        /// Every object under the prefix (DeleteObjects, 1,000 keys a request).
+        /// Every object under the directory (DeleteObjects, 1,000 keys a request).
         #[arg(long, short)]
         recursive: bool,
         /// Print what would be deleted; delete nothing.
@@ -113,9 +114,9 @@ pub(crate) enum Command {
         #[command(flatten)]
         attrs: AttrArgs,
     },
-    /// Total size and object count under s3://bucket/prefix.
+    /// Total size and object count under s3://bucket/dir.
     Du {
-        /// s3://bucket[/prefix]
+        /// s3://bucket[/dir] (the directory `dir/`, not its siblings)
         path: String,
         /// Sizes in KiB, MiB, GiB.
         #[arg(long, short = 'H')]
@@ -170,7 +171,8 @@ pub(crate) struct CopyArgs {
     pub source: String,
     /// Destination: a local path or s3://bucket/key (a trailing `/` means "into").
     pub destination: String,
-    /// Copy a directory or every object under a prefix.
+    /// Copy a directory, or every object under s3://bucket/dir (the directory `dir/`:
+    /// never `dir2/…` or `dir.txt` beside it).
     #[arg(long, short)]
     pub recursive: bool,
     /// Print the plan; transfer nothing.

@@ -165,12 +165,12 @@ pub(crate) async fn plan(client: &Client, args: &CopyArgs) -> Result<Vec<Job>> {
                 let prefix = if wildcard {
                     k[..k.find(['*', '?']).unwrap_or(k.len())].to_owned()
                 } else {
-                    k.clone()
+                    directory_prefix(&k)
                 };
                 let base = if wildcard {
                     prefix.rfind('/').map(|i| &prefix[..=i]).unwrap_or("")
                 } else {
-                    k.as_str()
+                    prefix.as_str()
                 };
                 let (listed, _) = list_all(client, &b, &prefix, false).await?;
                 listed

@@ -229,8 +229,8 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             path,
             human_readable,
         } => {
-            let (b, prefix) = s3_location(path)?;
-            let (objects, _) = list_all(client, &b, &prefix, false).await?;
+            let (b, key) = s3_location(path)?;
+            let (objects, _) = list_all(client, &b, &directory_prefix(&key), false).await?;
             let total: u64 = objects.iter().map(|o| o.size).sum();
             let size = if *human_readable {
                 human(total)

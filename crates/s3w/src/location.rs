@@ -44,6 +44,17 @@ pub(crate) fn s3_location(text: &str) -> Result<(String, String)> {
     }
 }
 
+/// The key prefix a recursive command works under: `s3://b/data` names the directory
+/// `data/`, so `data2/…` and `database.txt` beside it are never listed, copied or deleted
+/// (the AWS CLI reads a recursive path the same way). An empty key is the whole bucket.
+pub(crate) fn directory_prefix(key: &str) -> String {
+    if key.is_empty() || key.ends_with('/') {
+        key.to_owned()
+    } else {
+        format!("{key}/")
+    }
+}
+
 pub(crate) fn bucket_name(name: &str) -> Result<BucketName> {
     bucket(name).map_err(|e| Failure::new(format!("invalid bucket name `{name}`: {e}")))
 }

@@ -18,7 +18,7 @@ pub(crate) async fn rm(
 ) -> Result<()> {
     let (b, k) = s3_location(path)?;
     let keys: Vec<String> = if recursive {
-        list_all(client, &b, &k, false)
+        list_all(client, &b, &directory_prefix(&k), false)
             .await?
             .0
             .into_iter()

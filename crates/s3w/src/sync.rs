@@ -35,11 +35,7 @@ pub(crate) async fn side(client: &Client, location: &Location) -> Result<Side> {
             bucket: b,
             key: prefix,
         } => {
-            let prefix = if prefix.is_empty() || prefix.ends_with('/') {
-                prefix.clone()
-            } else {
-                format!("{prefix}/")
-            };
+            let prefix = directory_prefix(prefix);
             list_all(client, b, &prefix, false)
                 .await?
                 .0
