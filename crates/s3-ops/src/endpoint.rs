@@ -4,7 +4,8 @@
 use http::Uri;
 
 use crate::error::{Error, InvalidInput};
-use crate::names::{BucketName, ObjectKey};
+use crate::names::{BucketKind, BucketName, ObjectKey};
+use crate::signing::SigningScope;
 
 /// How the bucket appears in a request URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -40,8 +41,31 @@ impl Scheme {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Provider {
-    Aws { dual_stack: bool, fips: bool },
+    Aws {
+        dual_stack: bool,
+        fips: bool,
+        accelerate: bool,
+    },
     Custom,
+}
+
+/// Where an operation is served, when the bucket alone does not say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Object-level (data plane): the bucket's own host.
+    Data,
+    /// Bucket-level (control plane: CreateBucket, DeleteBucket, bucket configuration): a
+    /// directory bucket's is its region's `s3express-control` endpoint, path-style; Transfer
+    /// Acceleration does not apply.
+    BucketControl,
+    /// The S3 Express control endpoint without a bucket (ListDirectoryBuckets).
+    DirectoryControl,
+}
+
+/// The URI of one request and how it must be signed.
+pub(crate) struct Address {
+    pub(crate) uri: Uri,
+    pub(crate) signing: SigningScope,
 }
 
 /// A service endpoint: scheme, host, optional base path, signing region and addressing style.
@@ -66,11 +90,14 @@ pub struct Endpoint {
     region: String,
     style: AddressingStyle,
     provider: Provider,
+    /// Whether a request to an access point ARN of another region than `region` goes to
+    /// (and is signed for) the ARN's region, or fails.
+    use_arn_region: bool,
 }
 
 impl Endpoint {
-    /// The AWS regional endpoint `https://s3.<region>.amazonaws.com` (`.amazonaws.com.cn`
-    /// for China regions).
+    /// The AWS regional endpoint `https://s3.<region>.amazonaws.com` (the partition's DNS
+    /// suffix, such as `.amazonaws.com.cn` for China regions).
     pub fn aws(region: &str) -> Result<Self, Error> {
         validate_region(region)?;
         let mut endpoint = Endpoint {
@@ -82,7 +109,9 @@ impl Endpoint {
             provider: Provider::Aws {
                 dual_stack: false,
                 fips: false,
+                accelerate: false,
             },
+            use_arn_region: true,
         };
         endpoint.refresh_aws_host();
         Ok(endpoint)
@@ -133,10 +162,11 @@ impl Endpoint {
             region: region.to_owned(),
             style: AddressingStyle::Auto,
             provider: Provider::Custom,
+            use_arn_region: true,
         })
     }
 
-    /// Uses the dual-stack (IPv4 + IPv6) AWS host. No effect on custom endpoints.
+    /// Uses the dual-stack (IPv4 + IPv6) AWS hosts. No effect on custom endpoints.
     pub fn with_dual_stack(mut self, enabled: bool) -> Self {
         if let Provider::Aws { dual_stack, .. } = &mut self.provider {
             *dual_stack = enabled;
@@ -145,12 +175,33 @@ impl Endpoint {
         self
     }
 
-    /// Uses the FIPS 140 AWS host. No effect on custom endpoints.
+    /// Uses the FIPS 140 AWS hosts. No effect on custom endpoints. Only some regions have
+    /// them: requests through this endpoint fail before sending anywhere else (see
+    /// [`Endpoint::check`]).
     pub fn with_fips(mut self, enabled: bool) -> Self {
         if let Provider::Aws { fips, .. } = &mut self.provider {
             *fips = enabled;
         }
         self.refresh_aws_host();
+        self
+    }
+
+    /// Sends object requests to S3 Transfer Acceleration
+    /// (`<bucket>.s3-accelerate[.dualstack].amazonaws.com`). Bucket-level operations keep
+    /// the regional host. No effect on custom endpoints.
+    pub fn with_accelerate(mut self, enabled: bool) -> Self {
+        if let Provider::Aws { accelerate, .. } = &mut self.provider {
+            *accelerate = enabled;
+        }
+        self
+    }
+
+    /// Whether a request to an access point ARN in another region than the endpoint's goes
+    /// to the ARN's region (the default, as `use_arn_region` / `AWS_S3_USE_ARN_REGION`
+    /// default to in the AWS SDKs), or fails before sending. An ARN of another partition
+    /// always fails.
+    pub fn with_use_arn_region(mut self, enabled: bool) -> Self {
+        self.use_arn_region = enabled;
         self
     }
 
@@ -199,67 +250,257 @@ impl Endpoint {
         matches!(self.provider, Provider::Aws { .. })
     }
 
-    /// Whether `bucket` is put into the host name (resolving [`AddressingStyle::Auto`]).
-    /// Fails if virtual-hosted addressing is forced for a name that cannot be a DNS label.
-    ///
-    /// A Multi-Region Access Point is always in the host name (its global host has no
-    /// path-style form), and only through an AWS endpoint without dual-stack, FIPS or
-    /// forced path-style, which AWS does not offer for it: those fail.
-    pub fn uses_virtual_host(&self, bucket: &BucketName) -> Result<bool, Error> {
-        if bucket.multi_region_access_point().is_some() {
-            return self.check_multi_region_access_point().map(|()| true);
+    /// Whether FIPS, dual-stack and Transfer Acceleration hosts are used (all false for a
+    /// custom endpoint).
+    pub fn variants(&self) -> (bool, bool, bool) {
+        match self.provider {
+            Provider::Aws {
+                fips,
+                dual_stack,
+                accelerate,
+            } => (fips, dual_stack, accelerate),
+            Provider::Custom => (false, false, false),
         }
-        match self.style {
-            AddressingStyle::Path => Ok(false),
-            AddressingStyle::VirtualHosted if bucket.is_dns_compatible() => Ok(true),
-            AddressingStyle::VirtualHosted => Err(InvalidInput::BucketName {
-                name: bucket.as_str().to_owned(),
-                reason: "cannot be used with virtual-hosted addressing (not DNS-compatible)",
+    }
+
+    /// Fails for combinations of FIPS, dual-stack and Transfer Acceleration AWS does not
+    /// offer in this endpoint's region: FIPS where S3 has no FIPS host (and never with
+    /// acceleration), dual-stack in a partition without IPv6 hosts, acceleration outside
+    /// the commercial partition. Every request checks it before it is built.
+    pub fn check(&self) -> Result<(), Error> {
+        let Provider::Aws {
+            dual_stack,
+            fips,
+            accelerate,
+        } = self.provider
+        else {
+            return Ok(());
+        };
+        let partition = crate::partition::of_region(&self.region);
+        let reason = if fips && accelerate {
+            "Transfer Acceleration has no FIPS endpoint: turn one of them off"
+        } else if fips && !crate::partition::S3_FIPS_REGIONS.contains(&self.region.as_str()) {
+            "S3 has no FIPS endpoint in this region (FIPS hosts exist in us-east-1, us-east-2, \
+             us-west-1, us-west-2, ca-central-1, ca-west-1, the GovCloud and ISO regions)"
+        } else if dual_stack && !partition.dual_stack {
+            "this region's partition has no dual-stack S3 endpoints"
+        } else if accelerate && partition.name != "aws" {
+            "Transfer Acceleration exists only in the commercial AWS regions"
+        } else {
+            return Ok(());
+        };
+        Err(InvalidInput::Endpoint {
+            reason: format!("region {}: {reason}", self.region),
+        }
+        .into())
+    }
+
+    /// Whether `bucket` is put into the host name (resolving [`AddressingStyle::Auto`]).
+    /// Fails if virtual-hosted addressing is forced for a name that cannot be a DNS label,
+    /// or path-style for a name that only has a virtual-hosted form.
+    ///
+    /// Access points of every kind, their aliases and directory buckets are always in the
+    /// host name: AWS offers no path-style form for them.
+    pub fn uses_virtual_host(&self, bucket: &BucketName) -> Result<bool, Error> {
+        let only_virtual = |what: &str| -> Result<bool, Error> {
+            match self.style {
+                AddressingStyle::Path if self.is_aws() => Err(InvalidInput::Endpoint {
+                    reason: format!("{what} cannot be addressed path-style"),
+                }
+                .into()),
+                _ => Ok(true),
             }
-            .into()),
-            AddressingStyle::Auto => Ok(self.is_aws()
-                && bucket.is_dns_compatible()
-                && !(self.scheme == Scheme::Https && bucket.as_str().contains('.'))),
+        };
+        match bucket.kind() {
+            BucketKind::MultiRegionAccessPoint { .. } => {
+                self.check_multi_region_access_point().map(|()| true)
+            }
+            BucketKind::AccessPoint(_) | BucketKind::ObjectLambdaAccessPoint(_) => {
+                only_virtual("an access point ARN")
+            }
+            BucketKind::AccessPointAlias if self.is_aws() => only_virtual("an access point alias"),
+            BucketKind::Directory { .. } if self.is_aws() => Ok(true),
+            _ => match self.style {
+                AddressingStyle::Path => Ok(false),
+                AddressingStyle::VirtualHosted if bucket.is_dns_compatible() => Ok(true),
+                AddressingStyle::VirtualHosted => Err(InvalidInput::BucketName {
+                    name: bucket.as_str().to_owned(),
+                    reason: "cannot be used with virtual-hosted addressing (not DNS-compatible)",
+                }
+                .into()),
+                AddressingStyle::Auto => Ok(self.is_aws()
+                    && bucket.is_dns_compatible()
+                    && !(self.scheme == Scheme::Https && bucket.as_str().contains('.'))),
+            },
         }
     }
 
     /// The request URI for an optional bucket and key plus an already-encoded query string
-    /// (without `?`; empty for none). The path is exactly what SigV4 canonicalizes for S3:
-    /// the key is percent-encoded byte for byte, `/` kept, nothing normalized.
+    /// (without `?`; empty for none), for an object-level operation. The path is exactly
+    /// what SigV4 canonicalizes for S3: the key is percent-encoded byte for byte, `/` kept,
+    /// nothing normalized.
     pub fn uri(
         &self,
         bucket: Option<&BucketName>,
         key: Option<&ObjectKey>,
         query: &str,
     ) -> Result<Uri, Error> {
+        self.address(bucket, key, query, Route::Data, false)
+            .map(|address| address.uri)
+    }
+
+    /// The URI of a request and the signature it needs. `iam_auth` signs a request to a
+    /// directory bucket with the caller's credentials instead of the bucket's session
+    /// credentials (CreateSession itself, CopyObject, HeadBucket).
+    pub(crate) fn address(
+        &self,
+        bucket: Option<&BucketName>,
+        key: Option<&ObjectKey>,
+        query: &str,
+        route: Route,
+        iam_auth: bool,
+    ) -> Result<Address, Error> {
+        self.check()?;
+        let (_, dual_stack, accelerate) = self.variants();
+        let mut signing = SigningScope::default();
         let mut host = String::with_capacity(self.authority.len() + 64);
         let mut path = String::with_capacity(
             self.base_path.len() + 2 + key.map_or(0, |k| k.as_str().len() * 3) + 64,
         );
         path.push_str(&self.base_path);
         path.push('/');
+        let mut path_style_bucket = None;
         match bucket {
-            Some(bucket) if self.uses_virtual_host(bucket)? => {
-                match bucket.multi_region_access_point() {
-                    Some(alias) => {
-                        host.push_str(alias);
-                        host.push_str(MRAP_HOST_SUFFIX);
-                    }
-                    None => {
-                        host.push_str(bucket.as_str());
-                        host.push('.');
-                        host.push_str(&self.authority);
-                    }
-                }
-            }
-            Some(bucket) => {
-                host.push_str(&self.authority);
-                path.push_str(bucket.as_str());
-                if key.is_some() {
-                    path.push('/');
-                }
+            None if route == Route::DirectoryControl => {
+                signing = signing.for_service("s3express");
+                self.push_directory_control_host(&mut host);
             }
             None => host.push_str(&self.authority),
+            Some(bucket) => match bucket.kind() {
+                BucketKind::MultiRegionAccessPoint { alias } => {
+                    self.check_multi_region_access_point()?;
+                    if accelerate {
+                        return Err(
+                            self.unsupported("Multi-Region Access Points", "Transfer Acceleration")
+                        );
+                    }
+                    signing = signing.for_every_region();
+                    host.push_str(alias);
+                    host.push_str(MRAP_HOST_SUFFIX);
+                }
+                BucketKind::AccessPoint(arn) | BucketKind::ObjectLambdaAccessPoint(arn) => {
+                    let object_lambda =
+                        matches!(bucket.kind(), BucketKind::ObjectLambdaAccessPoint(_));
+                    self.uses_virtual_host(bucket)?;
+                    if accelerate {
+                        return Err(self.unsupported("access points", "Transfer Acceleration"));
+                    }
+                    if object_lambda && dual_stack {
+                        return Err(
+                            self.unsupported("Object Lambda access points", "dual-stack endpoints")
+                        );
+                    }
+                    self.check_arn_region(bucket, arn.region, arn.partition)?;
+                    let service = if object_lambda {
+                        "s3-object-lambda"
+                    } else {
+                        "s3"
+                    };
+                    signing = signing.in_region(arn.region, self).for_service(service);
+                    host.push_str(arn.name);
+                    host.push('-');
+                    host.push_str(arn.account_id);
+                    host.push('.');
+                    self.push_access_point_host(&mut host, object_lambda, arn.region);
+                }
+                BucketKind::Directory { zone_id } => {
+                    if dual_stack || accelerate {
+                        let variant = if dual_stack {
+                            "dual-stack endpoints"
+                        } else {
+                            "Transfer Acceleration"
+                        };
+                        return Err(
+                            self.unsupported("S3 Express One Zone directory buckets", variant)
+                        );
+                    }
+                    signing = signing.for_service("s3express");
+                    match route {
+                        Route::BucketControl | Route::DirectoryControl => {
+                            self.push_directory_control_host(&mut host);
+                            path_style_bucket = Some(bucket);
+                        }
+                        Route::Data => {
+                            if !iam_auth {
+                                signing = signing.with_session_of(bucket.as_str());
+                            }
+                            match self.provider {
+                                Provider::Custom if is_ip_authority(&self.authority) => {
+                                    host.push_str(&self.authority);
+                                    path_style_bucket = Some(bucket);
+                                }
+                                Provider::Custom => {
+                                    host.push_str(bucket.as_str());
+                                    host.push('.');
+                                    host.push_str(&self.authority);
+                                }
+                                Provider::Aws { fips, .. } => {
+                                    host.push_str(bucket.as_str());
+                                    host.push_str(if fips {
+                                        ".s3express-fips-"
+                                    } else {
+                                        ".s3express-"
+                                    });
+                                    host.push_str(zone_id);
+                                    host.push('.');
+                                    host.push_str(&self.region);
+                                    host.push('.');
+                                    host.push_str(
+                                        crate::partition::of_region(&self.region).dns_suffix,
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                _ if accelerate && route == Route::Data => {
+                    if self.style == AddressingStyle::Path {
+                        return Err(
+                            self.unsupported("path-style addressing", "Transfer Acceleration")
+                        );
+                    }
+                    if !bucket.is_dns_compatible() || bucket.as_str().contains('.') {
+                        return Err(InvalidInput::BucketName {
+                            name: bucket.as_str().to_owned(),
+                            reason: "cannot be used with Transfer Acceleration (its hosts take a \
+                                     bucket name without '.' that is a DNS label)",
+                        }
+                        .into());
+                    }
+                    host.push_str(bucket.as_str());
+                    host.push_str(".s3-accelerate");
+                    if dual_stack {
+                        host.push_str(".dualstack");
+                    }
+                    host.push('.');
+                    host.push_str(crate::partition::of_region(&self.region).dns_suffix);
+                }
+                _ if self.uses_virtual_host(bucket)? => {
+                    host.push_str(bucket.as_str());
+                    host.push('.');
+                    host.push_str(&self.authority);
+                }
+                _ => {
+                    host.push_str(&self.authority);
+                    path_style_bucket = Some(bucket);
+                }
+            },
+        }
+        if let Some(bucket) = path_style_bucket {
+            path.push_str(bucket.as_str());
+            if key.is_some() {
+                path.push('/');
+            }
         }
         if let Some(key) = key {
             crate::encoding::push_path_encoded(&mut path, key.as_str());
@@ -273,12 +514,91 @@ impl Endpoint {
             uri.push('?');
             uri.push_str(query);
         }
-        Uri::try_from(uri).map_err(|e| {
-            InvalidInput::Endpoint {
+        let uri = Uri::try_from(uri).map_err(|e| {
+            Error::from(InvalidInput::Endpoint {
                 reason: format!("cannot build request URI: {e}"),
+            })
+        })?;
+        Ok(Address { uri, signing })
+    }
+
+    /// `<service>[-fips][.dualstack].<region>.<suffix>` after an access point's
+    /// `<name>-<account>.`, or the custom endpoint's authority.
+    fn push_access_point_host(&self, host: &mut String, object_lambda: bool, region: &str) {
+        let Provider::Aws {
+            fips, dual_stack, ..
+        } = self.provider
+        else {
+            host.push_str(&self.authority);
+            return;
+        };
+        host.push_str(if object_lambda {
+            "s3-object-lambda"
+        } else {
+            "s3-accesspoint"
+        });
+        if fips {
+            host.push_str("-fips");
+        }
+        if dual_stack {
+            host.push_str(".dualstack");
+        }
+        host.push('.');
+        host.push_str(region);
+        host.push('.');
+        host.push_str(crate::partition::of_region(region).dns_suffix);
+    }
+
+    /// `s3express-control[-fips].<region>.<suffix>`, or the custom endpoint's authority.
+    fn push_directory_control_host(&self, host: &mut String) {
+        match self.provider {
+            Provider::Custom => host.push_str(&self.authority),
+            Provider::Aws { fips, .. } => {
+                host.push_str(if fips {
+                    "s3express-control-fips."
+                } else {
+                    "s3express-control."
+                });
+                host.push_str(&self.region);
+                host.push('.');
+                host.push_str(crate::partition::of_region(&self.region).dns_suffix);
             }
-            .into()
-        })
+        }
+    }
+
+    /// An access point ARN in `region` of `partition` can be reached from this endpoint:
+    /// the same partition, and the same region unless `use_arn_region` allows another.
+    fn check_arn_region(
+        &self,
+        bucket: &BucketName,
+        region: &str,
+        partition: &str,
+    ) -> Result<(), Error> {
+        let own = crate::partition::of_region(&self.region);
+        let reason = if own.name != partition {
+            format!(
+                "the client is configured for region {} (partition {}), but the ARN {bucket} is \
+                 in partition {partition}",
+                self.region, own.name
+            )
+        } else if region != self.region && !self.use_arn_region {
+            format!(
+                "the ARN {bucket} is in region {region}, the client in {}, and use_arn_region is \
+                 off: turn it on (ClientBuilder::use_arn_region, AWS_S3_USE_ARN_REGION) or use a \
+                 client for {region}",
+                self.region
+            )
+        } else {
+            return Ok(());
+        };
+        Err(InvalidInput::Endpoint { reason }.into())
+    }
+
+    fn unsupported(&self, what: &str, variant: &str) -> Error {
+        InvalidInput::Endpoint {
+            reason: format!("{what} cannot be used with {variant}"),
+        }
+        .into()
     }
 
     /// Whether a Multi-Region Access Point can be reached from this endpoint: AWS serves
@@ -297,7 +617,7 @@ impl Endpoint {
             Provider::Aws { .. } if self.style == AddressingStyle::Path => {
                 "Multi-Region Access Points cannot be addressed path-style"
             }
-            Provider::Aws { .. } if partition(&self.region) != "aws" => {
+            Provider::Aws { .. } if crate::partition::of_region(&self.region).name != "aws" => {
                 "Multi-Region Access Points exist only in the aws partition, not in this \
                  region's"
             }
@@ -310,14 +630,13 @@ impl Endpoint {
     }
 
     fn refresh_aws_host(&mut self) {
-        if let Provider::Aws { dual_stack, fips } = self.provider {
+        if let Provider::Aws {
+            dual_stack, fips, ..
+        } = self.provider
+        {
             let service = if fips { "s3-fips" } else { "s3" };
             let dual = if dual_stack { ".dualstack" } else { "" };
-            let suffix = if partition(&self.region) == "aws-cn" {
-                "amazonaws.com.cn"
-            } else {
-                "amazonaws.com"
-            };
+            let suffix = crate::partition::of_region(&self.region).dns_suffix;
             self.authority = format!("{service}{dual}.{}.{suffix}", self.region);
         }
     }
@@ -326,15 +645,15 @@ impl Endpoint {
 /// The host of a Multi-Region Access Point is `<alias>` (which ends in `.mrap`) followed by this.
 const MRAP_HOST_SUFFIX: &str = ".accesspoint.s3-global.amazonaws.com";
 
-/// The AWS partition of a region: `aws-cn` (China), `aws-us-gov` (GovCloud) or `aws`.
-fn partition(region: &str) -> &'static str {
-    if region.starts_with("cn-") {
-        "aws-cn"
-    } else if region.starts_with("us-gov-") {
-        "aws-us-gov"
-    } else {
-        "aws"
-    }
+/// True if `authority` (`host[:port]`) names an IP address rather than a host name.
+fn is_ip_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(_) => return true,
+        None => authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host),
+    };
+    host.parse::<std::net::Ipv4Addr>().is_ok()
 }
 
 fn validate_region(region: &str) -> Result<(), Error> {

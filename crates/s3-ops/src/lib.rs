@@ -50,7 +50,9 @@
 //!
 //! - [`Endpoint`], [`AddressingStyle`]: where requests go; [`BucketName`], [`ObjectKey`]:
 //!   validated names. A bucket may be a Multi-Region Access Point ARN, whose requests are
-//!   signed with SigV4a ([`signing_params`]; feature `sigv4a`).
+//!   signed with SigV4a (feature `sigv4a`); access point ARNs, access point aliases and S3
+//!   Express directory buckets are addressed as AWS documents them, and each request says
+//!   how it must be signed ([`OperationRequest::signing`], [`SigningScope`]).
 //! - [`Operation`]: the trait every operation in [`ops`] implements (one module per S3
 //!   action, each with a builder-style request type and a typed output).
 //! - [`Error`] / [`S3Error`] / [`RetryClass`]: errors and how to react to them.
@@ -67,34 +69,37 @@ pub mod checksum;
 mod encoding;
 mod endpoint;
 mod error;
+mod extras;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 mod names;
 pub mod ops;
+mod partition;
 pub mod presign;
 pub mod provider;
 mod request;
 mod response;
+mod signing;
 mod types;
 mod xml;
 
 pub use checksum::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, ContentMd5};
 pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
-pub use names::{BucketName, ObjectKey};
+pub use extras::{RawRequest, RequestExtras};
+pub use names::{AccessPointArn, BucketKind, BucketName, ObjectKey};
 pub use ops::{
     AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
-    CreateMultipartUpload, DeleteBucket, DeleteObject, DeleteObjectTagging, DeleteObjects,
-    GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject, ListBuckets,
-    ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
-    PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
+    CreateMultipartUpload, CreateSession, DeleteBucket, DeleteObject, DeleteObjectTagging,
+    DeleteObjects, GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject,
+    ListBuckets, ListDirectoryBuckets, ListMultipartUploads, ListObjectVersions, ListObjectsV2,
+    ListParts, ObjectAttributes, PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
 };
 pub use provider::{Provider, ProviderQuirks};
-pub use request::{
-    Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT, signing_params,
-};
+pub use request::{Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT};
 pub use response::{DocumentOutput, EncryptionInfo, RequestIds, service_error};
 pub use s3_xml::{CompletedPart, ETag, Timestamp};
+pub use signing::SigningScope;
 pub use types::{
     ByteRange, CannedAcl, Conditions, ContentRange, ServerSideEncryption, SseCustomerKey,
     StorageClass,

@@ -14,7 +14,7 @@ use crate::ops::get_object::GetObject;
 use crate::ops::head_object::HeadObject;
 use crate::ops::put_object::PutObject;
 use crate::ops::upload_part::UploadPart;
-use crate::request::{Operation, signing_params};
+use crate::request::Operation;
 
 mod sealed {
     pub trait Sealed {}
@@ -75,7 +75,9 @@ pub fn presign<O: Presignable>(
     let mut encoded = operation.request(endpoint)?;
     // The uploader's body length is not known here; signing it would pin it to 0.
     encoded.request.headers_mut().remove(CONTENT_LENGTH);
-    let params = signing_params(encoded.region_set(), endpoint, time, PayloadHash::Unsigned)?;
+    let params = encoded
+        .signing()
+        .params(endpoint, time, PayloadHash::Unsigned)?;
     signer
         .presign(&encoded.request, credentials, &params, expires_in)
         .map_err(Error::Presign)

@@ -7,13 +7,13 @@ use std::fmt::{self, Display};
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Request, Response};
-use s3_sigv4::{PayloadHash, SigningParams, SigningTime};
 
 use crate::checksum::{Checksum, ChecksumAlgorithm, ContentMd5};
 use crate::encoding::push_query_encoded;
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Endpoint, Route};
 use crate::error::{Error, InvalidInput};
 use crate::names::{BucketName, ObjectKey};
+use crate::signing::SigningScope;
 use crate::types::{Conditions, ServerSideEncryption, SseCustomerKey};
 
 /// One S3 operation: how to encode its request and decode its response.
@@ -131,49 +131,32 @@ impl Body {
 /// encoding replaces it with the encoded length and sets `x-amz-decoded-content-length`.
 /// `Debug` redacts secrets carried in headers (SSE-C keys, credentials).
 ///
-/// Sign it as [`signing_params`] says: SigV4 for the endpoint's region, or SigV4a for the
-/// [`OperationRequest::region_set`] of a Multi-Region Access Point.
+/// Sign it as its [`OperationRequest::signing`] scope says ([`SigningScope::params`]): SigV4
+/// for the endpoint's region, an access point ARN's region or another service, SigV4a for
+/// the region set of a Multi-Region Access Point, S3 Express session credentials for a
+/// directory bucket.
 pub struct OperationRequest {
     /// Method, URI (path and query already percent-encoded as SigV4 canonicalizes them for
     /// S3) and headers. `Host` is left to the transport (it is the URI's authority).
     pub request: Request<()>,
     /// The body to send.
     pub body: Body,
-    region_set: Option<&'static str>,
+    signing: SigningScope,
 }
-
-/// The region set of requests to a Multi-Region Access Point: AWS may route each one to
-/// any of the access point's regions, so the signature must hold in all of them.
-const MULTI_REGION_ACCESS_POINT_REGION_SET: &str = "*";
 
 impl OperationRequest {
-    /// The SigV4a region set the request must be signed for, or `None` when it is signed
-    /// with SigV4 for the endpoint's region. `Some("*")` for a request to a Multi-Region
-    /// Access Point ([`BucketName::multi_region_access_point`]): it has no single region,
-    /// and S3 rejects anything but SigV4a for it.
-    pub fn region_set(&self) -> Option<&str> {
-        self.region_set
+    /// How the request must be signed: region (or region set), service, and whether with a
+    /// directory bucket's session credentials. Addressing decides it: see [`SigningScope`].
+    pub fn signing(&self) -> &SigningScope {
+        &self.signing
     }
-}
 
-/// The signing params of an S3 request: SigV4 for the endpoint's region, or SigV4a for
-/// `region_set` (an [`OperationRequest::region_set`]).
-///
-/// SigV4a needs this crate's `sigv4a` feature (which turns on s3-sigv4's); without it a
-/// request with a region set fails with [`Error::SigV4aDisabled`] instead of being signed
-/// with a signature S3 would refuse.
-pub fn signing_params<'a>(
-    region_set: Option<&'a str>,
-    endpoint: &'a Endpoint,
-    time: SigningTime,
-    payload: PayloadHash,
-) -> Result<SigningParams<'a>, Error> {
-    match region_set {
-        None => Ok(SigningParams::new(endpoint.region(), "s3", time, payload)),
-        #[cfg(feature = "sigv4a")]
-        Some(region_set) => Ok(SigningParams::v4a(region_set, "s3", time, payload)),
-        #[cfg(not(feature = "sigv4a"))]
-        Some(_) => Err(Error::SigV4aDisabled),
+    /// The SigV4a region set the request must be signed for, or `None` when it is signed
+    /// with SigV4 for one region. `Some("*")` for a request to a Multi-Region Access Point
+    /// ([`BucketName::multi_region_access_point`]): it has no single region, and S3 rejects
+    /// anything but SigV4a for it.
+    pub fn region_set(&self) -> Option<&str> {
+        self.signing.region_set()
     }
 }
 
@@ -203,7 +186,7 @@ impl fmt::Debug for OperationRequest {
             .field("uri", self.request.uri())
             .field("headers", &headers)
             .field("body", &self.body)
-            .field("region_set", &self.region_set)
+            .field("signing", &self.signing)
             .finish()
     }
 }
@@ -220,6 +203,8 @@ pub(crate) struct RequestBuilder<'a> {
     headers: HeaderMap,
     body: Body,
     error: Option<Error>,
+    route: Route,
+    iam_auth: bool,
 }
 
 impl<'a> RequestBuilder<'a> {
@@ -233,7 +218,30 @@ impl<'a> RequestBuilder<'a> {
             headers: HeaderMap::new(),
             body: Body::Empty,
             error: None,
+            route: Route::Data,
+            iam_auth: false,
         }
+    }
+
+    /// A bucket-level (control plane) operation: a directory bucket's goes to its region's
+    /// S3 Express control endpoint, and Transfer Acceleration does not apply.
+    pub(crate) fn control_plane(mut self) -> Self {
+        self.route = Route::BucketControl;
+        self
+    }
+
+    /// An operation of the S3 Express control endpoint without a bucket
+    /// (ListDirectoryBuckets).
+    pub(crate) fn directory_control(mut self) -> Self {
+        self.route = Route::DirectoryControl;
+        self
+    }
+
+    /// Signed with the caller's credentials even on a directory bucket's zonal endpoint
+    /// (CreateSession, CopyObject, HeadBucket: S3 authorizes them with IAM, not a session).
+    pub(crate) fn iam_auth(mut self) -> Self {
+        self.iam_auth = true;
+        self
     }
 
     pub(crate) fn bucket(mut self, bucket: &'a BucketName) -> Self {
@@ -432,12 +440,24 @@ impl<'a> RequestBuilder<'a> {
     }
 
     /// An XML document body with its `Content-MD5` (S3 requires an integrity header on
-    /// several configuration and batch operations; MD5 is the one every store accepts).
+    /// several configuration and batch operations; MD5 is the one every store accepts), or
+    /// its CRC32 for a directory bucket, which refuses MD5.
     pub(crate) fn xml_body(self, document: Vec<u8>) -> Self {
-        let md5 = ContentMd5::of(&document);
-        self.header("content-type", "application/xml")
-            .header("content-md5", md5)
-            .body(Body::Bytes(Bytes::from(document)))
+        let builder = self.header("content-type", "application/xml");
+        let builder = if builder.bucket.is_some_and(BucketName::is_directory_bucket) {
+            let crc32 = ChecksumAlgorithm::Crc32.checksum(&document);
+            builder
+                .header("x-amz-sdk-checksum-algorithm", ChecksumAlgorithm::Crc32)
+                .checksum_header(Some(&crc32))
+        } else {
+            builder.header("content-md5", ContentMd5::of(&document))
+        };
+        builder.body(Body::Bytes(Bytes::from(document)))
+    }
+
+    /// Whether the request addresses an S3 Express One Zone directory bucket.
+    pub(crate) fn is_directory_bucket(&self) -> bool {
+        self.bucket.is_some_and(BucketName::is_directory_bucket)
     }
 
     pub(crate) fn body(mut self, body: Body) -> Self {
@@ -462,7 +482,9 @@ impl<'a> RequestBuilder<'a> {
                 query.push_str(value);
             }
         }
-        let uri = self.endpoint.uri(self.bucket, self.key, &query)?;
+        let address =
+            self.endpoint
+                .address(self.bucket, self.key, &query, self.route, self.iam_auth)?;
         let sends_body =
             !matches!(self.body, Body::Empty) || matches!(self.method, Method::PUT | Method::POST);
         if sends_body {
@@ -473,15 +495,12 @@ impl<'a> RequestBuilder<'a> {
         }
         let mut request = Request::new(());
         *request.method_mut() = self.method;
-        *request.uri_mut() = uri;
+        *request.uri_mut() = address.uri;
         *request.headers_mut() = self.headers;
         Ok(OperationRequest {
             request,
             body: self.body,
-            region_set: self
-                .bucket
-                .and_then(BucketName::multi_region_access_point)
-                .map(|_| MULTI_REGION_ACCESS_POINT_REGION_SET),
+            signing: address.signing,
         })
     }
 }

@@ -17,9 +17,7 @@ use s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_ops::ops::put_object::PutObject;
 use s3_ops::ops::upload_part_copy::UploadPartCopy;
 use s3_ops::presign::presign;
-use s3_ops::{
-    AddressingStyle, BucketName, Endpoint, Error, InvalidInput, Operation, signing_params,
-};
+use s3_ops::{AddressingStyle, BucketName, Endpoint, Error, InvalidInput, Operation};
 use s3_sigv4::{Credentials, PayloadHash, Signer, SigningTime};
 
 const MRAP_ARN: &str = "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap";
@@ -146,7 +144,13 @@ fn a_multi_region_access_point_is_no_copy_source_and_no_bucket_to_create() {
 #[test]
 fn requests_without_a_region_set_are_signed_with_sigv4_for_the_endpoint_region() {
     let endpoint = Endpoint::aws("eu-west-1").unwrap();
-    let params = signing_params(None, &endpoint, time(), PayloadHash::Empty).unwrap();
+    let request = GetObject::new(bucket(), key("k"))
+        .request(&endpoint)
+        .unwrap();
+    let params = request
+        .signing()
+        .params(&endpoint, time(), PayloadHash::Empty)
+        .unwrap();
     assert_eq!(params.region(), "eu-west-1");
     assert_eq!(params.algorithm(), s3_sigv4::SigningAlgorithm::V4);
     assert_eq!(params.service(), "s3");
@@ -173,7 +177,11 @@ mod sigv4a {
     #[test]
     fn a_region_set_is_signed_with_sigv4a() {
         let endpoint = aws();
-        let params = signing_params(Some("*"), &endpoint, time(), PayloadHash::Empty).unwrap();
+        let request = GetObject::new(mrap(), key("k")).request(&endpoint).unwrap();
+        let params = request
+            .signing()
+            .params(&endpoint, time(), PayloadHash::Empty)
+            .unwrap();
         assert_eq!(params.algorithm(), s3_sigv4::SigningAlgorithm::V4a);
         assert_eq!(params.region(), "*");
         assert_eq!(params.service(), "s3");
@@ -237,8 +245,9 @@ fn without_the_sigv4a_feature_a_multi_region_access_point_is_a_typed_error() {
         "{error}"
     );
     assert_eq!(error.retry_class(), s3_ops::RetryClass::NotRetryable);
+    let request = GetObject::new(mrap(), key("k")).request(&aws()).unwrap();
     assert!(matches!(
-        signing_params(Some("*"), &aws(), time(), PayloadHash::Empty),
+        request.signing().params(&aws(), time(), PayloadHash::Empty),
         Err(Error::SigV4aDisabled)
     ));
     // Presigning a regional bucket is unaffected.

@@ -326,7 +326,7 @@ impl Client {
                 if endpoint.is_none()
                     && target.is_aws()
                     && region != target.region()
-                    && !signs_for_region_set(op, target)
+                    && !addressed_by_bucket(op, target)
                 {
                     endpoint = Some(target.clone().with_region(region)?);
                     attempts -= 1;
@@ -429,7 +429,7 @@ impl Client {
             inner.credentials.credentials().await.map_err(|e| {
                 Attempted::failed(Error::new(ErrorKind::Credentials).with_source(e))
             })?;
-        let region_set = encoded.region_set().map(str::to_owned);
+        let signing = encoded.signing().clone();
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
@@ -447,7 +447,7 @@ impl Client {
                 &mut parts,
                 &credentials,
                 endpoint,
-                region_set.as_deref(),
+                &signing,
                 SystemTime::now(),
                 payload,
                 &encoded.body,
@@ -613,11 +613,16 @@ pub(crate) async fn decode_buffered<O: Operation>(
         })
 }
 
-/// Whether `op` is signed for a SigV4a region set (it addresses a Multi-Region Access
-/// Point) rather than for the endpoint's region, so that no other region's host serves it.
-fn signs_for_region_set<O: Operation>(op: &O, endpoint: &Endpoint) -> bool {
-    op.request(endpoint)
-        .is_ok_and(|request| request.region_set().is_some())
+/// Whether `op`'s host and signature follow from its bucket rather than from the
+/// endpoint's region (a Multi-Region Access Point's region set, an access point ARN's region,
+/// a directory bucket's zone, an Object Lambda service), so no other region's host serves it.
+fn addressed_by_bucket<O: Operation>(op: &O, endpoint: &Endpoint) -> bool {
+    op.request(endpoint).is_ok_and(|request| {
+        let scope = request.signing();
+        scope.region_set().is_some()
+            || scope.service() != "s3"
+            || scope.region(endpoint) != endpoint.region()
+    })
 }
 
 /// Failures after which the server may or may not have acted on the request.

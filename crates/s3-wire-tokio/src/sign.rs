@@ -158,17 +158,17 @@ impl Signer {
         &self.inner
     }
 
-    /// Signs `parts` for `payload` at `now` and builds this attempt's body: with SigV4 for
-    /// the endpoint's region, or with SigV4a for `region_set` (the
-    /// [`s3_ops::OperationRequest::region_set`] of a Multi-Region Access Point), which needs
-    /// the `sigv4a` feature.
+    /// Signs `parts` for `payload` at `now` and builds this attempt's body, as `scope` (the
+    /// request's [`s3_ops::OperationRequest::signing`]) says: SigV4 for the endpoint's or an
+    /// access point's region and service, or SigV4a for the region set of a Multi-Region
+    /// Access Point, which needs the `sigv4a` feature.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn sign(
         &self,
         parts: &mut Parts,
         credentials: &Credentials,
         endpoint: &Endpoint,
-        region_set: Option<&str>,
+        scope: &s3_ops::SigningScope,
         now: SystemTime,
         payload: Payload,
         description: &s3_ops::Body,
@@ -178,8 +178,7 @@ impl Signer {
         let time = SigningTime::from_system_time(now)
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
         let signing_error = |e: s3_sigv4::Error| Error::new(ErrorKind::Signing).with_source(e);
-        let params =
-            |hash| s3_ops::signing_params(region_set, endpoint, time, hash).map_err(Error::from);
+        let params = |hash| scope.params(endpoint, time, hash).map_err(Error::from);
         let hash = match payload {
             Payload::Hashed(hash) => hash,
             Payload::Unsigned => PayloadHash::Unsigned,
@@ -449,6 +448,7 @@ mod tests {
             let get = s3_ops::GetObject::new(bucket, s3_ops::ObjectKey::new("a b.txt").unwrap());
             let encoded = get.request(&endpoint).unwrap();
             assert_eq!(encoded.region_set(), Some("*"));
+            let scope = &encoded.signing().clone();
             let (mut parts, ()) = encoded.request.into_parts();
             let credentials = credentials();
             Signer::new()
@@ -456,7 +456,7 @@ mod tests {
                     &mut parts,
                     &credentials,
                     &endpoint,
-                    Some("*"),
+                    scope,
                     now(),
                     Payload::Hashed(PayloadHash::Empty),
                     &encoded.body,
@@ -479,7 +479,9 @@ mod tests {
             let endpoint = Endpoint::aws("us-east-1").unwrap();
             let bucket = s3_ops::BucketName::new(ARN).unwrap();
             let put = s3_ops::PutObject::new(bucket, s3_ops::ObjectKey::new("k").unwrap());
-            let (mut parts, ()) = put.request(&endpoint).unwrap().request.into_parts();
+            let encoded = put.request(&endpoint).unwrap();
+            let scope = &encoded.signing().clone();
+            let (mut parts, ()) = encoded.request.into_parts();
             let credentials = credentials();
             let upload = Body::from_bytes(Bytes::from_static(b"hello"));
             Signer::new()
@@ -487,7 +489,7 @@ mod tests {
                     &mut parts,
                     &credentials,
                     &endpoint,
-                    Some("*"),
+                    scope,
                     now(),
                     Payload::Chunked {
                         signed: false,

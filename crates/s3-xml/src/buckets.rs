@@ -63,7 +63,7 @@ impl DecodeBody for ListBucketsResult {
     }
 }
 
-fn decode_bucket(r: &mut XmlReader<'_>) -> Result<Bucket, Error> {
+pub(crate) fn decode_bucket(r: &mut XmlReader<'_>) -> Result<Bucket, Error> {
     r.count_entry()?;
     let (mut name, mut creation_date, mut region) = (None, None, None);
     while let Some(child) = r.next_child()? {

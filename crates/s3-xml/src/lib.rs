@@ -64,6 +64,7 @@ mod delete;
 mod error;
 mod error_document;
 mod etag;
+mod express;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lexer;
@@ -84,6 +85,7 @@ pub use delete::{Delete, DeleteError, DeleteResult, DeletedObject, ObjectIdentif
 pub use error::{Error, ErrorKind, Malformed, ValueProblem};
 pub use error_document::ErrorDocument;
 pub use etag::{ETag, ETagError};
+pub use express::{CreateSessionResult, ListDirectoryBucketsResult};
 pub use limits::Limits;
 pub use list_object_versions::{
     DeleteMarkerEntry, ListObjectVersionsResult, ObjectVersion, VersionEntry,
@@ -139,6 +141,8 @@ documents!(
     DeleteResult,
     Tagging,
     AssumeRoleResult,
+    CreateSessionResult,
+    ListDirectoryBucketsResult,
     CompleteMultipartUpload,
     Delete,
     CreateBucketConfiguration,
@@ -174,6 +178,19 @@ pub fn decode_list_object_versions(
 
 /// Decodes a ListBuckets result (`<ListAllMyBucketsResult>`).
 pub fn decode_list_buckets(xml: &[u8], limits: &Limits) -> Result<ListBucketsResult, Error> {
+    decode_document(xml, limits)
+}
+
+/// Decodes a CreateSession result (`<CreateSessionResult>`).
+pub fn decode_create_session(xml: &[u8], limits: &Limits) -> Result<CreateSessionResult, Error> {
+    decode_document(xml, limits)
+}
+
+/// Decodes a ListDirectoryBuckets result (`<ListAllMyDirectoryBucketsResult>`).
+pub fn decode_list_directory_buckets(
+    xml: &[u8],
+    limits: &Limits,
+) -> Result<ListDirectoryBucketsResult, Error> {
     decode_document(xml, limits)
 }
 

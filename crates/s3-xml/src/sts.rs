@@ -164,7 +164,7 @@ fn decode_result(r: &mut XmlReader<'_>, p: &mut Partial) -> Result<(), Error> {
     Ok(())
 }
 
-fn decode_credentials(r: &mut XmlReader<'_>) -> Result<StsCredentials, Error> {
+pub(crate) fn decode_credentials(r: &mut XmlReader<'_>) -> Result<StsCredentials, Error> {
     let (mut access_key_id, mut secret_access_key, mut session_token, mut expiration) =
         (None, None, None, None);
     while let Some(name) = r.next_child()? {

@@ -147,6 +147,7 @@ impl Operation for CopyObject {
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         let builder = RequestBuilder::new(endpoint, Method::PUT)
+            .iam_auth()
             .bucket(&self.bucket)
             .key(&self.key)
             .check(self.check_directives())

@@ -2,7 +2,8 @@
 
 use std::time::SystemTime;
 
-use crate::names::{BucketName, ObjectKey};
+use crate::error::InvalidInput;
+use crate::names::{BucketKind, BucketName, ObjectKey};
 use crate::ops::head_object::HeadObject;
 use crate::ops::option_setters;
 use crate::request::RequestBuilder;
@@ -87,11 +88,14 @@ impl CopySource {
         head
     }
 
-    /// The `x-amz-copy-source` header value. A Multi-Region Access Point cannot be a copy
-    /// source (S3 copies into one, not out of one): CopyObject and UploadPartCopy fail
-    /// before sending it.
+    /// The `x-amz-copy-source` header value: `<bucket>/<key>`, or for an access point ARN
+    /// `<arn>/object/<key>` as S3 documents it. Multi-Region and Object Lambda access points
+    /// cannot be a copy source: CopyObject and UploadPartCopy fail before sending one.
     pub fn header_value(&self) -> String {
-        let mut value = format!("{}/", self.bucket);
+        let mut value = match self.bucket.kind() {
+            BucketKind::AccessPoint(_) => format!("{}/object/", self.bucket),
+            _ => format!("{}/", self.bucket),
+        };
         crate::encoding::push_path_encoded(&mut value, self.key.as_str());
         if let Some(version_id) = &self.version_id {
             value.push_str("?versionId=");
@@ -102,9 +106,20 @@ impl CopySource {
 
     pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
         builder
-            .check(self.bucket.reject_multi_region_access_point(
-                "a Multi-Region Access Point cannot be a copy source (only a copy destination)",
-            ))
+            .check(match self.bucket.kind() {
+                BucketKind::MultiRegionAccessPoint { .. } => Err(InvalidInput::BucketName {
+                    name: self.bucket.to_string(),
+                    reason: "a Multi-Region Access Point cannot be a copy source (only a copy \
+                             destination)",
+                }
+                .into()),
+                BucketKind::ObjectLambdaAccessPoint(_) => Err(InvalidInput::BucketName {
+                    name: self.bucket.to_string(),
+                    reason: "an Object Lambda access point cannot be a copy source",
+                }
+                .into()),
+                _ => Ok(()),
+            })
             .header("x-amz-copy-source", self.header_value())
             .conditions(&self.conditions, true)
             .sse_customer_key(self.sse_customer_key.as_ref(), true)

@@ -76,9 +76,8 @@ impl Operation for CreateBucket {
             None => None,
         };
         let builder = RequestBuilder::new(endpoint, Method::PUT)
-            .check(self.bucket.reject_multi_region_access_point(
-                "CreateBucket needs a bucket name, not a Multi-Region Access Point",
-            ))
+            .control_plane()
+            .check(self.bucket.require_bucket())
             .bucket(&self.bucket)
             .header_opt("x-amz-acl", self.acl)
             .header_opt("x-amz-object-ownership", self.object_ownership.as_ref())

@@ -40,6 +40,7 @@ impl Operation for DeleteBucket {
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         RequestBuilder::new(endpoint, Method::DELETE)
+            .control_plane()
             .bucket(&self.bucket)
             .header_opt(
                 "x-amz-expected-bucket-owner",

@@ -45,6 +45,7 @@ impl Operation for GetBucketLocation {
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         RequestBuilder::new(endpoint, Method::GET)
+            .control_plane()
             .bucket(&self.bucket)
             .subresource("location")
             .header_opt(

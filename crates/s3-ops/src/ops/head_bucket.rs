@@ -52,6 +52,7 @@ impl Operation for HeadBucket {
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
         RequestBuilder::new(endpoint, Method::HEAD)
+            .iam_auth()
             .bucket(&self.bucket)
             .header_opt(
                 "x-amz-expected-bucket-owner",

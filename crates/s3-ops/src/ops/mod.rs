@@ -20,6 +20,7 @@ pub mod copy_object;
 pub mod copy_source;
 pub mod create_bucket;
 pub mod create_multipart_upload;
+pub mod create_session;
 pub mod delete_bucket;
 pub mod delete_object;
 pub mod delete_object_tagging;
@@ -30,6 +31,7 @@ pub mod get_object_tagging;
 pub mod head_bucket;
 pub mod head_object;
 pub mod list_buckets;
+pub mod list_directory_buckets;
 pub mod list_multipart_uploads;
 pub mod list_object_versions;
 pub mod list_objects_v2;
@@ -47,6 +49,7 @@ pub use copy_object::CopyObject;
 pub use copy_source::CopySource;
 pub use create_bucket::CreateBucket;
 pub use create_multipart_upload::CreateMultipartUpload;
+pub use create_session::{CreateSession, SessionMode};
 pub use delete_bucket::DeleteBucket;
 pub use delete_object::DeleteObject;
 pub use delete_object_tagging::DeleteObjectTagging;
@@ -57,6 +60,7 @@ pub use get_object_tagging::GetObjectTagging;
 pub use head_bucket::HeadBucket;
 pub use head_object::HeadObject;
 pub use list_buckets::ListBuckets;
+pub use list_directory_buckets::ListDirectoryBuckets;
 pub use list_multipart_uploads::ListMultipartUploads;
 pub use list_object_versions::ListObjectVersions;
 pub use list_objects_v2::ListObjectsV2;
@@ -151,6 +155,7 @@ impl ListingScope {
         RequestBuilder::new(endpoint, Method::GET)
             .bucket(&self.bucket)
             .check(validate_max_keys(page_size_name, self.page_size))
+            .check(self.check_directory_bucket())
             .query_opt("prefix", self.prefix.as_ref())
             .query_opt("delimiter", self.delimiter.as_ref())
             .query_opt(page_size_name, self.page_size)
@@ -159,6 +164,32 @@ impl ListingScope {
                 "x-amz-expected-bucket-owner",
                 self.expected_bucket_owner.as_ref(),
             )
+    }
+}
+
+impl ListingScope {
+    /// A directory bucket lists only by directories: a prefix must end in `/`, and `/` is
+    /// the only delimiter (its listings also come back unordered).
+    fn check_directory_bucket(&self) -> Result<(), Error> {
+        if !self.bucket.is_directory_bucket() {
+            return Ok(());
+        }
+        let reason = if self
+            .prefix
+            .as_ref()
+            .is_some_and(|p| !p.is_empty() && !p.ends_with('/'))
+        {
+            "a directory bucket (S3 Express One Zone) lists by directory: the prefix must end in '/'"
+        } else if self.delimiter.as_ref().is_some_and(|d| d != "/") {
+            "a directory bucket (S3 Express One Zone) takes only '/' as the delimiter"
+        } else {
+            return Ok(());
+        };
+        Err(InvalidInput::Parameter {
+            name: "prefix",
+            reason: reason.to_owned(),
+        }
+        .into())
     }
 }
 
@@ -494,6 +525,16 @@ impl Payload {
         };
         let builder = match (self.content_md5, body.in_memory()) {
             (false, _) => builder,
+            (true, _) if builder.is_directory_bucket() => {
+                builder.check(Err(InvalidInput::Parameter {
+                    name: "Content-MD5",
+                    reason:
+                        "S3 Express One Zone directory buckets refuse Content-MD5; use a checksum \
+                         (checksum_algorithm) instead"
+                            .to_owned(),
+                }
+                .into()))
+            }
             (true, Some(bytes)) => builder.header("content-md5", ContentMd5::of(bytes)),
             (true, None) => builder.check(Err(InvalidInput::Parameter {
                 name: "Content-MD5",
