@@ -72,7 +72,31 @@ pub fn presign<O: Presignable>(
     time: SigningTime,
     expires_in: Duration,
 ) -> Result<PresignedRequest, Error> {
-    let mut encoded = operation.request(endpoint)?;
+    presign_request(
+        operation.request(endpoint)?,
+        endpoint,
+        signer,
+        credentials,
+        time,
+        expires_in,
+    )
+}
+
+/// [`presign`] for a request already encoded from a [`Presignable`] operation, and
+/// possibly changed since (with [`RequestExtras`](crate::RequestExtras): requester pays,
+/// headers and parameters the URL's user must then send as they are).
+///
+/// A request to an S3 Express One Zone directory bucket is presigned with `credentials`
+/// for the `s3express` service (the caller's own credentials, which S3 Express accepts on
+/// its zonal endpoints), not with a five-minute session.
+pub fn presign_request(
+    mut encoded: crate::OperationRequest,
+    endpoint: &Endpoint,
+    signer: &Signer,
+    credentials: &Credentials,
+    time: SigningTime,
+    expires_in: Duration,
+) -> Result<PresignedRequest, Error> {
     // The uploader's body length is not known here; signing it would pin it to 0.
     encoded.request.headers_mut().remove(CONTENT_LENGTH);
     let params = encoded

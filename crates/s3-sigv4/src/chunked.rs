@@ -413,6 +413,24 @@ impl ChunkEncoder {
         })
     }
 
+    /// An encoder for an unsigned layout ([`ChunkedLayout::unsigned_with_trailer`]) of a
+    /// request that is not signed at all (anonymous): the framing and the trailer, nothing
+    /// to sign. A signed layout is refused (its chunks need the request's signature).
+    pub fn unsigned(layout: ChunkedLayout) -> Result<Self, Error> {
+        if layout.mode.is_signed() {
+            return Err(InvalidParameter::Payload(
+                "a signed aws-chunked layout needs a signed request: use Signer::sign_streaming",
+            )
+            .into());
+        }
+        Ok(Self {
+            layout,
+            signing: None,
+            written: 0,
+            finished: false,
+        })
+    }
+
     /// The layout being encoded.
     pub fn layout(&self) -> &ChunkedLayout {
         &self.layout

@@ -11,13 +11,18 @@ use std::time::{Duration, SystemTime};
 use http::StatusCode;
 use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
-use s3_ops::{Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RetryClass};
+use s3_ops::ops::create_session::SessionMode;
+use s3_ops::{
+    Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RequestExtras, RetryClass, SigningScope,
+};
+use s3_sigv4::Credentials;
 use tokio::time::Instant;
 
 use crate::bandwidth::{Bandwidth, Throttled};
 use crate::body::Body;
 use crate::config::{ClientBuilder, Timeouts, TransferSettings};
 use crate::credentials::CredentialsProvider;
+use crate::credentials::express::ExpressSessions;
 use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
@@ -48,12 +53,20 @@ use crate::transport::{self, TransportConfig};
 #[derive(Clone)]
 pub struct Client {
     pub(crate) inner: Arc<Inner>,
+    /// What this view of the client adds to every request, over the client's own defaults
+    /// (see [`Client::with_request_extras`]); `None`: the defaults.
+    extras: Option<Arc<RequestExtras>>,
 }
 
 pub(crate) struct Inner {
     http: reqwest::Client,
     pub(crate) endpoint: Endpoint,
-    pub(crate) credentials: Arc<dyn CredentialsProvider>,
+    /// `None`: anonymous, nothing is signed.
+    pub(crate) credentials: Option<Arc<dyn CredentialsProvider>>,
+    /// What every request carries (requester pays, headers, query parameters).
+    extras: RequestExtras,
+    /// S3 Express One Zone sessions, per directory bucket.
+    express: ExpressSessions,
     pub(crate) signer: Signer,
     timeouts: Timeouts,
     retry: RetryConfig,
@@ -115,13 +128,15 @@ impl Client {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
         endpoint: Endpoint,
-        credentials: Arc<dyn CredentialsProvider>,
+        credentials: Option<Arc<dyn CredentialsProvider>>,
         transport: TransportConfig,
         timeouts: Timeouts,
         retry: RetryConfig,
         transfers: TransferSettings,
         integrity: IntegrityDefaults,
         quirks: ProviderQuirks,
+        extras: RequestExtras,
+        express_session_mode: SessionMode,
     ) -> Result<Self, Error> {
         let http = transport::build(&transport)?;
         let options = transfers.options;
@@ -140,10 +155,13 @@ impl Client {
                 )
             });
         Ok(Self {
+            extras: None,
             inner: Arc::new(Inner {
                 http,
                 endpoint,
                 credentials,
+                extras,
+                express: ExpressSessions::new(express_session_mode),
                 signer: Signer::new(),
                 timeouts,
                 budget: RetryBudget::new(&retry),
@@ -156,6 +174,51 @@ impl Client {
                 quirks,
             }),
         })
+    }
+
+    /// The client itself, as a view with no extras of its own.
+    pub(crate) fn from_inner(inner: Arc<Inner>) -> Self {
+        Self {
+            inner,
+            extras: None,
+        }
+    }
+
+    /// A view of this client whose every request also carries `extras` (requester pays,
+    /// headers, query parameters), on top of the client's own
+    /// ([`ClientBuilder::request_payer`], [`ClientBuilder::request_extras`]; the view's
+    /// win where both set one). The view shares everything else (connection pool,
+    /// credentials, memory budget, retry budget) and is as cheap to make as a clone;
+    /// every operation and managed transfer run through it carries the extras.
+    ///
+    /// ```no_run
+    /// use s3_wire_tokio::s3_ops::{GetObject, RequestExtras};
+    /// use s3_wire_tokio::{Client, bucket, key};
+    ///
+    /// # async fn demo(client: Client) -> Result<(), s3_wire_tokio::Error> {
+    /// // A Requester Pays bucket: this caller pays for the request and the download.
+    /// let payer = client.with_request_extras(RequestExtras::new().request_payer(true));
+    /// let scene = payer
+    ///     .get_object(GetObject::new(bucket("usgs-landsat")?, key("collection02/index.html")?))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn with_request_extras(&self, extras: RequestExtras) -> Client {
+        let base = self.extras.as_deref().unwrap_or(&self.inner.extras);
+        Client {
+            inner: self.inner.clone(),
+            extras: Some(Arc::new(base.merged(&extras))),
+        }
+    }
+
+    /// What every request of this client (view) carries.
+    pub(crate) fn request_extras(&self) -> &RequestExtras {
+        self.extras.as_deref().unwrap_or(&self.inner.extras)
+    }
+
+    /// Whether requests are sent unsigned ([`ClientBuilder::anonymous`]).
+    pub fn is_anonymous(&self) -> bool {
+        self.inner.credentials.is_none()
     }
 
     /// What this client's managed transfers hold in memory now, the most they ever held,
@@ -420,16 +483,22 @@ impl Client {
         let mut encoded = op
             .request(endpoint)
             .map_err(|e| Attempted::failed(e.into()))?;
+        let extras = self.request_extras();
+        if !extras.is_empty() {
+            extras
+                .apply(&mut encoded)
+                .map_err(|e| Attempted::failed(e.into()))?;
+        }
         // What the store rejects is changed or refused here, before anything is signed.
         inner
             .quirks
             .adapt_request(&mut encoded)
             .map_err(|e| Attempted::failed(e.into()))?;
-        let credentials =
-            inner.credentials.credentials().await.map_err(|e| {
-                Attempted::failed(Error::new(ErrorKind::Credentials).with_source(e))
-            })?;
         let signing = encoded.signing().clone();
+        let credentials = self
+            .signing_credentials(&signing, &mut encoded.request)
+            .await
+            .map_err(Attempted::failed)?;
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
@@ -445,7 +514,7 @@ impl Client {
             .signer
             .sign(
                 &mut parts,
-                &credentials,
+                credentials.as_ref(),
                 endpoint,
                 &signing,
                 SystemTime::now(),
@@ -463,6 +532,7 @@ impl Client {
             None => body,
         };
         sent.record(&parts);
+        let paid_by_requester = parts.headers.contains_key("x-amz-request-payer");
         let signed_path = parts.uri.path().to_owned();
         let request = http::Request::from_parts(parts, body);
         let request = reqwest::Request::try_from(request).map_err(|e| {
@@ -550,13 +620,82 @@ impl Client {
         };
         let mut error = error;
         error.set_request_id(request_id);
+        if error
+            .service_error()
+            .is_some_and(|e| e.status == StatusCode::FORBIDDEN && e.code == "AccessDenied")
+        {
+            // S3 says nothing more specific; these are the two causes a caller can fix here.
+            if credentials.is_none() {
+                error.set_hint(
+                    "the request was unsigned (anonymous client): the bucket or object is not \
+                     public, so configure credentials",
+                );
+            } else if !paid_by_requester {
+                error.set_hint(
+                    "if the bucket is a Requester Pays bucket, send x-amz-request-payer \
+                     (ClientBuilder::request_payer, s3w --request-payer requester)",
+                );
+            }
+        }
         if error.retry_class() == RetryClass::RefreshCredentials {
             // The provider drops these (if still current) so the retry signs with new ones.
-            inner.credentials.invalidate(&credentials);
+            self.invalidate(&signing, &credentials);
         }
         Err(Attempted { error, retry_after })
     }
 }
+
+impl Client {
+    /// The credentials that sign a request of `scope`: the client's own, or for a directory
+    /// bucket its S3 Express session's, whose token then goes into `x-amz-s3session-token`
+    /// (S3 Express does not take it as `x-amz-security-token`). `None`: anonymous.
+    pub(crate) async fn signing_credentials(
+        &self,
+        scope: &SigningScope,
+        request: &mut http::Request<()>,
+    ) -> Result<Option<Credentials>, Error> {
+        let Some(provider) = &self.inner.credentials else {
+            return Ok(None);
+        };
+        let credentials_error = |e| Error::new(ErrorKind::Credentials).with_source(e);
+        let base = provider.credentials().await.map_err(credentials_error)?;
+        let Some(bucket) = scope.express_session() else {
+            return Ok(Some(base));
+        };
+        let session = self
+            .inner
+            .express
+            .credentials(&self.inner, bucket, &base)
+            .await
+            .map_err(credentials_error)?;
+        let token = session.session_token().unwrap_or_default();
+        let mut value = HeaderValue::from_str(token).map_err(|_| {
+            Error::new(ErrorKind::Credentials)
+                .with_source("the session token is not a header value")
+        })?;
+        value.set_sensitive(true);
+        request.headers_mut().insert(S3_SESSION_TOKEN, value);
+        Ok(Some(Credentials::new(
+            session.access_key_id(),
+            session.secret_access_key(),
+            None,
+        )))
+    }
+
+    /// The store refused `rejected` as expired: its source drops them (if still current).
+    fn invalidate(&self, scope: &SigningScope, rejected: &Option<Credentials>) {
+        let (Some(provider), Some(rejected)) = (&self.inner.credentials, rejected) else {
+            return;
+        };
+        match scope.express_session() {
+            None => provider.invalidate(rejected),
+            Some(bucket) => self.inner.express.invalidate_session(bucket, rejected),
+        }
+    }
+}
+
+/// Where S3 Express takes the session token of zonal requests.
+const S3_SESSION_TOKEN: http::HeaderName = http::HeaderName::from_static("x-amz-s3session-token");
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -5,9 +5,10 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use s3_ops::ops::create_session::SessionMode;
 use s3_ops::{
     AddressingStyle, ChecksumAlgorithm, Endpoint, IntegrityDefaults, Provider, ProviderQuirks,
-    Scheme,
+    RequestExtras, Scheme,
 };
 
 use crate::client::Client;
@@ -73,7 +74,23 @@ pub struct ClientBuilder {
     integrity: IntegrityDefaults,
     /// The store's profile: chosen explicitly, or detected from the endpoint in `build`.
     provider: Option<ProviderQuirks>,
+    variants: EndpointVariants,
+    /// Sign nothing, look up no credentials.
+    anonymous: bool,
+    /// Added to every request.
+    extras: RequestExtras,
+    express_session_mode: SessionMode,
     env_error: Option<Error>,
+}
+
+/// FIPS, dual-stack, Transfer Acceleration and `use_arn_region`: set in code, or read from
+/// the environment and profile by `from_env` (`None`: off, and `use_arn_region` on).
+#[derive(Clone, Copy, Debug, Default)]
+struct EndpointVariants {
+    fips: Option<bool>,
+    dual_stack: Option<bool>,
+    accelerate: Option<bool>,
+    use_arn_region: Option<bool>,
 }
 
 /// How a client's managed transfers run: their default options, the memory they may hold
@@ -110,6 +127,10 @@ impl Default for ClientBuilder {
             // Why CRC32: docs/integrity.md.
             integrity: IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true),
             provider: None,
+            variants: EndpointVariants::default(),
+            anonymous: false,
+            extras: RequestExtras::new(),
+            express_session_mode: SessionMode::ReadWrite,
             env_error: None,
         }
     }
@@ -147,6 +168,25 @@ impl ClientBuilder {
                         builder.endpoint_url = endpoint;
                     }
                     Err(error) => builder.env_error = Some(credentials_error(error)),
+                }
+                match shared.endpoint_settings() {
+                    Ok(settings) => {
+                        builder.variants = EndpointVariants {
+                            fips: settings.use_fips,
+                            dual_stack: settings.use_dual_stack,
+                            accelerate: settings.accelerate,
+                            use_arn_region: settings.use_arn_region,
+                        };
+                        if let Some(style) = settings.addressing_style {
+                            builder.addressing_style = style;
+                        }
+                    }
+                    // A setting, not credentials: say which and why in the error itself.
+                    Err(error) => {
+                        builder
+                            .env_error
+                            .get_or_insert(Error::config(error.to_string()));
+                    }
                 }
             }
             Err(error) => builder.env_error = Some(credentials_error(error)),
@@ -211,6 +251,77 @@ impl ClientBuilder {
     /// The credentials provider.
     pub fn credentials(mut self, provider: impl CredentialsProvider + 'static) -> Self {
         self.credentials = Some(Arc::new(provider));
+        self.anonymous = false;
+        self
+    }
+
+    /// Anonymous requests, for public buckets (AWS Open Data, public artifacts): no
+    /// credentials are looked up and nothing is signed (no `Authorization`, no
+    /// `x-amz-security-token`). Uploads still carry their checksums. Presigning is refused
+    /// (an anonymous URL needs no signature). The AWS CLI's `--no-sign-request`,
+    /// object_store's `skip_signature`.
+    pub fn anonymous(mut self) -> Self {
+        self.anonymous = true;
+        self
+    }
+
+    /// Uses the FIPS 140 endpoints of the region (`s3-fips.<region>`, access points'
+    /// `s3-accesspoint-fips`, S3 Express's `s3express-fips-<zone>`). `from_env` reads
+    /// `AWS_USE_FIPS_ENDPOINT` and the profile's `use_fips_endpoint`. Refused with a custom
+    /// endpoint, with Transfer Acceleration, and in regions without FIPS hosts.
+    pub fn fips(mut self, enabled: bool) -> Self {
+        self.variants.fips = Some(enabled);
+        self
+    }
+
+    /// Uses the dual-stack (IPv4 and IPv6) endpoints. `from_env` reads
+    /// `AWS_USE_DUALSTACK_ENDPOINT` and the profile's `use_dualstack_endpoint`. Refused with
+    /// a custom endpoint; Multi-Region, Object Lambda access points and directory buckets
+    /// have none, and refuse it per request.
+    pub fn dual_stack(mut self, enabled: bool) -> Self {
+        self.variants.dual_stack = Some(enabled);
+        self
+    }
+
+    /// Sends object requests through S3 Transfer Acceleration
+    /// (`<bucket>.s3-accelerate.amazonaws.com`; bucket-level requests keep the regional
+    /// host). `from_env` reads the profile's `s3` → `use_accelerate_endpoint`. Refused with a
+    /// custom endpoint and with FIPS; a bucket whose name has a `.`, path-style addressing,
+    /// access points and directory buckets refuse it per request.
+    pub fn accelerate(mut self, enabled: bool) -> Self {
+        self.variants.accelerate = Some(enabled);
+        self
+    }
+
+    /// Whether a request to an access point ARN of another region than the client's goes to
+    /// the ARN's region (the default) or fails. `from_env` reads `AWS_S3_USE_ARN_REGION` and
+    /// the profile's `s3_use_arn_region`.
+    pub fn use_arn_region(mut self, enabled: bool) -> Self {
+        self.variants.use_arn_region = Some(enabled);
+        self
+    }
+
+    /// Sends `x-amz-request-payer: requester` with every request (reads, writes, listings,
+    /// multipart, copies, managed transfers): the caller pays for requests to a Requester
+    /// Pays bucket, which refuses them with 403 otherwise. Per request:
+    /// [`Client::with_request_extras`].
+    pub fn request_payer(mut self, enabled: bool) -> Self {
+        self.extras = self.extras.request_payer(enabled);
+        self
+    }
+
+    /// Headers and query parameters every request of the client carries (validated when a
+    /// request is built: see [`RequestExtras`]). Per request:
+    /// [`Client::with_request_extras`].
+    pub fn request_extras(mut self, extras: RequestExtras) -> Self {
+        self.extras = self.extras.merged(&extras);
+        self
+    }
+
+    /// The mode of the S3 Express One Zone sessions the client creates for directory
+    /// buckets (default `ReadWrite`; `ReadOnly` for principals allowed only that).
+    pub fn s3_express_session_mode(mut self, mode: SessionMode) -> Self {
+        self.express_session_mode = mode;
         self
     }
 
@@ -395,14 +506,48 @@ impl ClientBuilder {
         if let Some(error) = self.env_error {
             return Err(error);
         }
-        let credentials = self
-            .credentials
-            .ok_or_else(|| Error::config("no credentials provider configured"))?;
-        let region = self.region.as_deref().unwrap_or(DEFAULT_REGION);
-        let mut endpoint = match &self.endpoint_url {
-            Some(url) => Endpoint::custom(url, region)?,
-            None => Endpoint::aws(region)?,
+        let credentials = match (self.anonymous, self.credentials) {
+            (true, _) => None,
+            (false, Some(provider)) => Some(provider),
+            (false, None) => {
+                return Err(Error::config(
+                    "no credentials provider configured (for a public bucket, build an \
+                     anonymous client: ClientBuilder::anonymous)",
+                ));
+            }
         };
+        let region = self.region.as_deref().unwrap_or(DEFAULT_REGION);
+        let variants = self.variants;
+        let (fips, dual_stack, accelerate) = (
+            variants.fips.unwrap_or(false),
+            variants.dual_stack.unwrap_or(false),
+            variants.accelerate.unwrap_or(false),
+        );
+        let mut endpoint = match &self.endpoint_url {
+            Some(url) if fips || dual_stack || accelerate => {
+                let chosen: Vec<&str> = [
+                    (fips, "FIPS"),
+                    (dual_stack, "dual-stack"),
+                    (accelerate, "Transfer Acceleration"),
+                ]
+                .into_iter()
+                .filter_map(|(on, name)| on.then_some(name))
+                .collect();
+                return Err(Error::config(format!(
+                    "the custom endpoint {url} cannot be combined with {}: those choose AWS's own \
+                     hosts. Remove the endpoint (AWS_ENDPOINT_URL, endpoint_url) or turn them off \
+                     (AWS_USE_FIPS_ENDPOINT, AWS_USE_DUALSTACK_ENDPOINT, use_accelerate_endpoint)",
+                    chosen.join(" and ")
+                )));
+            }
+            Some(url) => Endpoint::custom(url, region)?,
+            None => Endpoint::aws(region)?
+                .with_fips(fips)
+                .with_dual_stack(dual_stack)
+                .with_accelerate(accelerate),
+        };
+        endpoint = endpoint.with_use_arn_region(variants.use_arn_region.unwrap_or(true));
+        endpoint.check()?;
         // An explicit choice wins over what the host says.
         let quirks = self
             .provider
@@ -461,6 +606,8 @@ impl ClientBuilder {
             transfers,
             integrity,
             quirks,
+            self.extras,
+            self.express_session_mode,
         )
     }
 }
@@ -471,6 +618,9 @@ impl fmt::Debug for ClientBuilder {
             .field("endpoint_url", &self.endpoint_url)
             .field("region", &self.region)
             .field("credentials", &self.credentials)
+            .field("anonymous", &self.anonymous)
+            .field("variants", &self.variants)
+            .field("extras", &self.extras)
             .field("allow_http", &self.allow_http)
             .field("proxy_from_env", &self.proxy_from_env)
             .field("http2", &self.http2)

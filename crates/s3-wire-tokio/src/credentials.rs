@@ -58,6 +58,7 @@ mod chain;
 mod container;
 pub mod documents;
 mod error;
+pub(crate) mod express;
 mod http;
 mod imds;
 mod process;
@@ -784,6 +785,28 @@ pub struct SharedConfig {
     env_endpoint_s3: Option<String>,
     env_endpoint: Option<String>,
     env_ignore_endpoints: Option<bool>,
+    env_use_fips: Option<String>,
+    env_use_dual_stack: Option<String>,
+    env_use_arn_region: Option<String>,
+}
+
+/// The S3 endpoint settings of the environment and the profile (see
+/// [`SharedConfig::endpoint_settings`]); `None` where neither sets one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EndpointSettings {
+    /// `AWS_USE_FIPS_ENDPOINT`, or the profile's `use_fips_endpoint`.
+    pub use_fips: Option<bool>,
+    /// `AWS_USE_DUALSTACK_ENDPOINT`, or the profile's `use_dualstack_endpoint` (or
+    /// `s3` → `use_dualstack_endpoint`).
+    pub use_dual_stack: Option<bool>,
+    /// The profile's `s3` → `use_accelerate_endpoint`.
+    pub accelerate: Option<bool>,
+    /// The profile's `s3` → `addressing_style` (`path`, `virtual` or `auto`).
+    pub addressing_style: Option<s3_ops::AddressingStyle>,
+    /// `AWS_S3_USE_ARN_REGION`, or the profile's `s3_use_arn_region` (or `s3` →
+    /// `use_arn_region`).
+    pub use_arn_region: Option<bool>,
 }
 
 impl SharedConfig {
@@ -800,6 +823,9 @@ impl SharedConfig {
             env_endpoint: env_var(env, "AWS_ENDPOINT_URL"),
             env_ignore_endpoints: env_var(env, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
                 .map(|v| v.eq_ignore_ascii_case("true")),
+            env_use_fips: env_var(env, "AWS_USE_FIPS_ENDPOINT"),
+            env_use_dual_stack: env_var(env, "AWS_USE_DUALSTACK_ENDPOINT"),
+            env_use_arn_region: env_var(env, "AWS_S3_USE_ARN_REGION"),
         })
     }
 
@@ -910,6 +936,112 @@ impl SharedConfig {
             .or_else(|| profile.get("endpoint_url"))
             .filter(|url| !url.is_empty())
             .map(str::to_owned))
+    }
+}
+
+impl SharedConfig {
+    /// FIPS, dual-stack, Transfer Acceleration, addressing style and `use_arn_region`, as
+    /// the AWS CLI reads them: an environment variable wins over the profile; the profile's
+    /// `s3` section holds the S3-only ones. A value that is not `true` / `false` (or a known
+    /// addressing style) is an error naming the setting.
+    pub fn endpoint_settings(&self) -> Result<EndpointSettings, Error> {
+        let profile = self.profile()?;
+        let from_profile = |key: &'static str, sub_key: Option<&'static str>| {
+            let profile = profile?;
+            let value = profile
+                .get(key)
+                .or_else(|| sub_key.and_then(|sub| profile.sub_property("s3", sub)))?;
+            Some((profile.name().to_owned(), key, value.to_owned()))
+        };
+        let boolean = |env: (&'static str, &Option<String>),
+                       key: &'static str,
+                       sub_key: Option<&'static str>|
+         -> Result<Option<bool>, Error> {
+            if let Some(value) = env.1 {
+                return parse_bool(value)
+                    .map(Some)
+                    .ok_or_else(|| Error::InvalidVariable {
+                        variable: env.0,
+                        reason: format!("must be true or false, not {value:?}"),
+                    });
+            }
+            match from_profile(key, sub_key) {
+                None => Ok(None),
+                Some((profile, setting, value)) => {
+                    parse_bool(&value)
+                        .map(Some)
+                        .ok_or_else(|| Error::InvalidProfile {
+                            profile,
+                            setting,
+                            reason: format!("must be true or false, not {value:?}"),
+                        })
+                }
+            }
+        };
+        let s3_boolean = |sub_key: &'static str| -> Result<Option<bool>, Error> {
+            match profile.and_then(|p| p.sub_property("s3", sub_key).map(|v| (p, v))) {
+                None => Ok(None),
+                Some((profile, value)) => {
+                    parse_bool(value)
+                        .map(Some)
+                        .ok_or_else(|| Error::InvalidProfile {
+                            profile: profile.name().to_owned(),
+                            setting: sub_key,
+                            reason: format!(
+                                "(in the s3 section) must be true or false, not {value:?}"
+                            ),
+                        })
+                }
+            }
+        };
+        let addressing_style =
+            match profile.and_then(|p| p.sub_property("s3", "addressing_style").map(|v| (p, v))) {
+                None => None,
+                Some((profile, value)) => Some(match value.to_ascii_lowercase().as_str() {
+                    "path" => s3_ops::AddressingStyle::Path,
+                    "virtual" => s3_ops::AddressingStyle::VirtualHosted,
+                    "auto" => s3_ops::AddressingStyle::Auto,
+                    _ => {
+                        return Err(Error::InvalidProfile {
+                            profile: profile.name().to_owned(),
+                            setting: "addressing_style",
+                            reason: format!(
+                                "(in the s3 section) must be path, virtual or auto, not {value:?}"
+                            ),
+                        });
+                    }
+                }),
+            };
+        Ok(EndpointSettings {
+            use_fips: boolean(
+                ("AWS_USE_FIPS_ENDPOINT", &self.env_use_fips),
+                "use_fips_endpoint",
+                None,
+            )?,
+            use_dual_stack: boolean(
+                ("AWS_USE_DUALSTACK_ENDPOINT", &self.env_use_dual_stack),
+                "use_dualstack_endpoint",
+                Some("use_dualstack_endpoint"),
+            )?,
+            accelerate: s3_boolean("use_accelerate_endpoint")?,
+            addressing_style,
+            use_arn_region: boolean(
+                ("AWS_S3_USE_ARN_REGION", &self.env_use_arn_region),
+                "s3_use_arn_region",
+                Some("use_arn_region"),
+            )?,
+        })
+    }
+}
+
+/// `true` / `false`, in any case.
+fn parse_bool(value: &str) -> Option<bool> {
+    if value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
     }
 }
 

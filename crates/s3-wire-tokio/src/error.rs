@@ -26,6 +26,8 @@ struct Inner {
     source: Option<BoxError>,
     transfer: Option<TransferFailure>,
     outcome_unknown: bool,
+    /// What the caller may do about it, when the error alone does not say.
+    hint: Option<&'static str>,
 }
 
 /// What went wrong.
@@ -177,6 +179,7 @@ impl Error {
                 source: None,
                 transfer: None,
                 outcome_unknown: false,
+                hint: None,
             }),
         }
     }
@@ -223,6 +226,10 @@ impl Error {
 
     pub(crate) fn set_outcome_unknown(&mut self, unknown: bool) {
         self.inner.outcome_unknown = unknown;
+    }
+
+    pub(crate) fn set_hint(&mut self, hint: &'static str) {
+        self.inner.hint = Some(hint);
     }
 
     pub(crate) fn set_budget_exhausted(&mut self) {
@@ -450,6 +457,9 @@ impl fmt::Display for Error {
             && let Some(id) = &self.inner.request_id
         {
             write!(f, " (request id {id})")?;
+        }
+        if let Some(hint) = self.inner.hint {
+            write!(f, "; {hint}")?;
         }
         if let Some(transfer) = &self.inner.transfer {
             match &transfer.cleanup {

@@ -153,16 +153,22 @@ impl Client {
     ) -> Result<PresignedRequest, Error> {
         // A URL the store would stop honouring early is refused, not handed out.
         self.inner.quirks.check_presign_expiry(expires_in)?;
-        let credentials = self
-            .inner
-            .credentials
+        let Some(provider) = &self.inner.credentials else {
+            return Err(Error::config(
+                "an anonymous client cannot presign: a presigned URL carries a signature made \
+                 with credentials (a public object needs none: send its plain URL)",
+            ));
+        };
+        let credentials = provider
             .credentials()
             .await
             .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))?;
         let time = SigningTime::from_system_time(SystemTime::now())
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
-        s3_ops::presign::presign(
-            operation,
+        let mut encoded = operation.request(&self.inner.endpoint)?;
+        self.request_extras().apply(&mut encoded)?;
+        s3_ops::presign::presign_request(
+            encoded,
             &self.inner.endpoint,
             self.inner.signer.raw(),
             &credentials,

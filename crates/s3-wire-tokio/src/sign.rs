@@ -166,7 +166,7 @@ impl Signer {
     pub(crate) fn sign(
         &self,
         parts: &mut Parts,
-        credentials: &Credentials,
+        credentials: Option<&Credentials>,
         endpoint: &Endpoint,
         scope: &s3_ops::SigningScope,
         now: SystemTime,
@@ -187,19 +187,35 @@ impl Signer {
                     Error::request_body("the operation needs a body and none was given")
                 })?;
                 let layout = crate::chunked::layout(upload.len(), signed, trailer)?;
-                let params = params(PayloadHash::Unsigned)?;
-                let encoder = self
-                    .inner
-                    .sign_streaming(parts, credentials, &params, layout)
-                    .map_err(signing_error)?;
+                let encoder = match credentials {
+                    Some(credentials) => self
+                        .inner
+                        .sign_streaming(parts, credentials, &params(PayloadHash::Unsigned)?, layout)
+                        .map_err(signing_error)?,
+                    // Anonymous: the framing and its headers without a signature.
+                    None => {
+                        layout.apply_headers(&mut parts.headers);
+                        parts.headers.insert(
+                            http::header::HeaderName::from_static("x-amz-content-sha256"),
+                            layout
+                                .mode()
+                                .payload_hash()
+                                .to_value_string()
+                                .parse()
+                                .map_err(|_| Error::new(ErrorKind::Signing))?,
+                        );
+                        s3_sigv4::ChunkEncoder::unsigned(layout).map_err(signing_error)?
+                    }
+                };
                 let body = ChunkedBody::new(upload, encoder, trailer, activity)?;
                 return Ok(reqwest::Body::wrap(body));
             }
         };
-        let params = params(hash)?;
-        self.inner
-            .sign_headers(parts, credentials, &params)
-            .map_err(signing_error)?;
+        if let Some(credentials) = credentials {
+            self.inner
+                .sign_headers(parts, credentials, &params(hash)?)
+                .map_err(signing_error)?;
+        }
         let body = match (description, upload) {
             (s3_ops::Body::Empty, _) => reqwest::Body::from(bytes::Bytes::new()),
             (s3_ops::Body::Bytes(bytes), upload) => {
@@ -340,7 +356,7 @@ mod tests {
     }
 
     /// What a build without the `sigv4a` feature answers a request to a Multi-Region Access
-    /// Point with, before sending it: s3-ops' [`s3_ops::signing_params`] decides (tested
+    /// Point with, before sending it: s3-ops' [`s3_ops::SigningScope::params`] decides (tested
     /// with the feature off by `cargo test -p s3-ops`); the client passes it on.
     #[test]
     fn without_sigv4a_a_multi_region_access_point_is_a_clear_error() {
@@ -454,7 +470,7 @@ mod tests {
             Signer::new()
                 .sign(
                     &mut parts,
-                    &credentials,
+                    Some(&credentials),
                     &endpoint,
                     scope,
                     now(),
@@ -487,7 +503,7 @@ mod tests {
             Signer::new()
                 .sign(
                     &mut parts,
-                    &credentials,
+                    Some(&credentials),
                     &endpoint,
                     scope,
                     now(),

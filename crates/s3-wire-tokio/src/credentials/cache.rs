@@ -236,6 +236,19 @@ impl<S: ExpiringSource> CachingProvider<S> {
     }
 }
 
+impl<S: ExpiringSource> CachingProvider<S> {
+    /// Drops the held credentials if their access key id is `access_key_id`.
+    pub(crate) fn invalidate_key(&self, access_key_id: &str) {
+        let mut held = self.held();
+        if held
+            .as_ref()
+            .is_some_and(|held| held.credentials.access_key_id() == access_key_id)
+        {
+            *held = None;
+        }
+    }
+}
+
 impl<S: ExpiringSource> CredentialsProvider for CachingProvider<S> {
     fn credentials(&self) -> CredentialsFuture<'_> {
         Box::pin(self.get())

@@ -164,6 +164,13 @@ pub enum Error {
         /// The profiles in the order they were visited, ending with the repeated one.
         chain: Vec<String>,
     },
+    /// An environment variable's value cannot be used as written.
+    InvalidVariable {
+        /// The variable.
+        variable: &'static str,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// A profile's settings cannot be used as written.
     InvalidProfile {
         /// The profile.
@@ -250,6 +257,7 @@ impl fmt::Display for Error {
                 setting,
                 reason,
             } => write!(f, "profile {profile:?}, {setting}: {reason}"),
+            Error::InvalidVariable { variable, reason } => write!(f, "{variable}: {reason}"),
         }
     }
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod aws_chunked;
+pub mod aws_gateway;
 pub mod capture;
 pub mod endpoint;
 pub mod fault;

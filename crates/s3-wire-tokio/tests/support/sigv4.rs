@@ -264,3 +264,84 @@ pub fn verify_recorded(
         secret_key,
     )
 }
+
+/// Checks the query signature of a presigned request (`X-Amz-Algorithm`, `X-Amz-Credential`,
+/// `X-Amz-Date`, `X-Amz-Expires`, `X-Amz-SignedHeaders`, `X-Amz-Signature`; the payload
+/// `UNSIGNED-PAYLOAD`) against `secret_key`, for `service_expected`.
+pub fn verify_presigned(
+    service_expected: &str,
+    method: &str,
+    path_and_query: &str,
+    headers: &HeaderMap,
+    secret_key: &str,
+) -> Result<Signed, String> {
+    let (path, query) = path_and_query
+        .split_once('?')
+        .ok_or("a presigned request has a query")?;
+    let param = |name: &str| -> Result<String, String> {
+        query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| percent_decode(v).map(|b| String::from_utf8_lossy(&b).into_owned()))
+            .unwrap_or_else(|| Err(format!("no {name} in the query")))
+    };
+    if param("X-Amz-Algorithm")? != "AWS4-HMAC-SHA256" {
+        return Err("not a SigV4 presigned request".into());
+    }
+    let credential = param("X-Amz-Credential")?;
+    let scope = credential
+        .split_once('/')
+        .map(|(_, scope)| scope.to_owned())
+        .ok_or("X-Amz-Credential has no scope")?;
+    let fields: Vec<&str> = scope.split('/').collect();
+    let [_, region, service, "aws4_request"] = fields[..] else {
+        return Err(format!("malformed credential scope {scope}"));
+    };
+    if service != service_expected {
+        return Err(format!(
+            "credential scope is not for {service_expected}: {scope}"
+        ));
+    }
+    let amz_date = param("X-Amz-Date")?;
+    let signature = param("X-Amz-Signature")?;
+    let signed_headers = param("X-Amz-SignedHeaders")?;
+    let unsigned_query: String = query
+        .split('&')
+        .filter(|pair| !pair.starts_with("X-Amz-Signature="))
+        .collect::<Vec<_>>()
+        .join("&");
+    let mut canonical_headers = String::new();
+    for name in signed_headers.split(';') {
+        canonical_headers.push_str(name);
+        canonical_headers.push(':');
+        canonical_headers.push_str(&canonical_header_value(headers, name)?);
+        canonical_headers.push('\n');
+    }
+    let canonical_request = format!(
+        "{method}\n{}\n{}\n{canonical_headers}\n{signed_headers}\nUNSIGNED-PAYLOAD",
+        encode(&percent_decode(path)?, true),
+        canonical_query(&unsigned_query)?,
+    );
+    let string_to_sign = format!(
+        "AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}",
+        hex(&Sha256::digest(canonical_request.as_bytes()))
+    );
+    let expected = hex(&hmac(
+        &signing_key(secret_key, &scope),
+        string_to_sign.as_bytes(),
+    ));
+    if expected != signature {
+        return Err(format!(
+            "presigned signature mismatch\ncanonical request:\n{canonical_request}"
+        ));
+    }
+    Ok(Signed {
+        amz_date,
+        signature,
+        signed_headers: signed_headers.split(';').map(str::to_owned).collect(),
+        region: region.to_owned(),
+        payload: "UNSIGNED-PAYLOAD".to_owned(),
+        scope,
+    })
+}

@@ -6,7 +6,9 @@
 //! - `local_s3.rs`: transfers against `tools/local-s3` (s3s-fs) at the part boundaries;
 //! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
-//! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage.
+//! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
+//! - `access_modes.rs`: anonymous, Requester Pays, access points, S3 Express, FIPS /
+//!   dual-stack / acceleration hosts, through a TLS gateway in front of the fault store.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -14,6 +16,7 @@ mod support;
 mod fault_store;
 mod helpers;
 
+mod access_modes;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;

@@ -1,0 +1,694 @@
+//! Every way AWS users reach their data, end to end through the client over TLS: anonymous
+//! requests, Requester Pays, access point ARNs (single-region and Object Lambda), S3 Express
+//! One Zone sessions, FIPS / dual-stack / Transfer Acceleration hosts; each with plain
+//! requests, listings and managed transfers.
+//!
+//! No AWS endpoint is reachable here, so each mode is proven on what was sent and received:
+//! the AWS host names route to a loopback gateway (`support::aws_gateway`) that checks the
+//! host, the signature (an independent verifier), the signing service and region, S3
+//! Express session keys and tokens, and bucket policies (public: unsigned only; Requester
+//! Pays: the header), then forwards to the fault store so the bytes really land.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use s3_wire_tokio::s3_multipart_plan::PartLimits;
+use s3_wire_tokio::s3_ops::ops::create_session::SessionMode;
+use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
+use s3_wire_tokio::s3_ops::{
+    CopyObject, CopySource, CreateBucket, DeleteObject, DeleteObjects, GetObject, HeadBucket,
+    HeadObject, ListDirectoryBuckets, PutObject, RequestExtras,
+};
+use s3_wire_tokio::{Client, ClientBuilder, Destination, TransferOptions, bucket, key};
+
+use crate::fault_store::{self, FaultStore};
+use crate::support;
+use crate::support::aws_gateway::{ACCOUNT, Authenticated, Backend, Gateway, Route};
+
+const REGION: &str = "us-west-2";
+const PART: u64 = 64 * 1024;
+
+/// Transfer options with 64 KiB parts (the gateway's local-s3 takes parts of any size).
+fn small_parts() -> TransferOptions {
+    let mut options = TransferOptions::default();
+    options.part_size = PART;
+    options.single_request_limit = Some(PART);
+    options.limits = PartLimits::new(PART, 5 << 30, 10_000, 5 << 40).expect("limits");
+    options
+}
+
+fn builder(gateway: &Gateway, region: &str) -> ClientBuilder {
+    gateway
+        .client_builder(region)
+        .transfer_options(small_parts())
+}
+
+/// A gateway serving `routes` in front of a fault store that takes 64 KiB parts (keep the
+/// store until the test is done).
+async fn start(routes: Vec<(&'static str, Route)>) -> (Gateway, FaultStore) {
+    tokio::task::spawn_blocking(move || {
+        let store = FaultStore::start_with_min_part_size(PART);
+        let backend = Backend {
+            endpoint: store.endpoint(),
+            access_key: fault_store::ACCESS_KEY.to_owned(),
+            secret_key: fault_store::SECRET_KEY.to_owned(),
+            region: fault_store::REGION.to_owned(),
+        };
+        (Gateway::start(&routes, backend), store)
+    })
+    .await
+    .expect("join")
+}
+
+/// Uploads, lists, reads (plain and managed) and deletes objects of `name` through `client`:
+/// what every mode must carry.
+async fn round_trip(client: &Client, name: &str) {
+    let b = || bucket(name).unwrap();
+    let small = support::data(1000, 1);
+    client
+        .put_object(
+            PutObject::new(b(), key("dir/small").unwrap()),
+            s3_wire_tokio::Body::from_bytes(small.clone()),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("put to {name}: {e}"));
+    let large = support::data(3 * PART + 100, 2);
+    let stored = client
+        .upload(
+            b(),
+            key("dir/large").unwrap(),
+            s3_wire_tokio::UploadSource::bytes(large.clone()),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("managed upload to {name}: {e}"));
+    assert_eq!(stored.size, large.len() as u64);
+
+    let got = client
+        .get_object(GetObject::new(b(), key("dir/small").unwrap()))
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(got, small);
+    let head = client
+        .head_object(HeadObject::new(b(), key("dir/large").unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(head.content_length, Some(large.len() as u64));
+    let mut pages = client.list_objects_v2_pages(ListObjectsV2::new(b()).prefix("dir/"));
+    let mut keys = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        keys.extend(page.unwrap().result.contents.into_iter().map(|o| o.key));
+    }
+    keys.sort();
+    assert_eq!(keys, ["dir/large", "dir/small"]);
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("large");
+    client
+        .download(b(), key("dir/large").unwrap(), Destination::file(&path))
+        .await
+        .unwrap_or_else(|e| panic!("managed download from {name}: {e}"));
+    assert_eq!(std::fs::read(&path).unwrap(), large);
+    client
+        .delete_object(DeleteObject::new(b(), key("dir/small").unwrap()))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn anonymous_requests_carry_no_signature_material_and_uploads_keep_checksums() {
+    let (gateway, _store) = start(vec![
+        (
+            "open-data.s3.us-west-2.amazonaws.com",
+            Route::new(Some("open-data"), "s3", REGION),
+        ),
+        (
+            "closed-data.s3.us-west-2.amazonaws.com",
+            Route::new(Some("closed-data"), "s3", REGION),
+        ),
+    ])
+    .await;
+    gateway.make_public("open-data");
+    let anonymous = builder(&gateway, REGION).anonymous().build().unwrap();
+    assert!(anonymous.is_anonymous());
+    round_trip(&anonymous, "open-data").await;
+    let seen = gateway.seen();
+    assert!(seen.len() >= 10, "{seen:?}");
+    for request in &seen {
+        assert_eq!(
+            request.authenticated,
+            Authenticated::Anonymous,
+            "{request:?}"
+        );
+        assert!(request.header("authorization").is_none());
+        assert!(request.header("x-amz-security-token").is_none());
+        assert!(!request.target.contains("X-Amz-"), "{}", request.target);
+        if request.method == http::Method::PUT {
+            let checksummed = request
+                .headers
+                .keys()
+                .any(|name| name.as_str().starts_with("x-amz-checksum-"))
+                || request
+                    .header("x-amz-trailer")
+                    .is_some_and(|t| t.starts_with("x-amz-checksum-"));
+            assert!(checksummed, "an upload without a checksum: {request:?}");
+        }
+    }
+    // A bucket that is not public says why it refused, and what to do.
+    let error = anonymous
+        .get_object(GetObject::new(
+            bucket("closed-data").unwrap(),
+            key("k").unwrap(),
+        ))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("anonymous client"), "{error}");
+    // The gateway would catch a client that signs anyway.
+    let signed = builder(&gateway, REGION).build().unwrap();
+    let error = signed
+        .head_object(HeadObject::new(
+            bucket("open-data").unwrap(),
+            key("dir/large").unwrap(),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.service_error().map(|e| e.status.as_u16()),
+        Some(400),
+        "{error}"
+    );
+    // Nothing to presign with.
+    let error = anonymous
+        .presign(
+            &GetObject::new(bucket("open-data").unwrap(), key("dir/large").unwrap()),
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("anonymous client cannot presign"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn requester_pays_reaches_every_operation_and_its_refusal_names_the_remedy() {
+    let (gateway, _store) = start(vec![(
+        "payer-data.s3.us-west-2.amazonaws.com",
+        Route::new(Some("payer-data"), "s3", REGION),
+    )])
+    .await;
+    gateway.require_request_payer("payer-data");
+    let payer = builder(&gateway, REGION)
+        .request_payer(true)
+        .build()
+        .unwrap();
+    round_trip(&payer, "payer-data").await;
+    let b = || bucket("payer-data").unwrap();
+    payer
+        .copy_object(CopyObject::new(
+            CopySource::new(b(), key("dir/large").unwrap()),
+            b(),
+            key("copy").unwrap(),
+        ))
+        .await
+        .unwrap();
+    payer
+        .copy(
+            CopySource::new(b(), key("dir/large").unwrap()),
+            b(),
+            key("managed-copy").unwrap(),
+        )
+        .await
+        .unwrap();
+    payer
+        .delete_objects(DeleteObjects::new(
+            b(),
+            vec![key("copy").unwrap(), key("managed-copy").unwrap()],
+        ))
+        .await
+        .unwrap();
+    let seen = gateway.seen();
+    for request in &seen {
+        assert_eq!(
+            request.header("x-amz-request-payer"),
+            Some("requester"),
+            "{request:?}"
+        );
+        assert!(
+            matches!(request.authenticated, Authenticated::Iam { .. }),
+            "{request:?}"
+        );
+    }
+
+    // Without it: refused, and the error says what to do.
+    let plain = builder(&gateway, REGION).build().unwrap();
+    let error = plain
+        .get_object(GetObject::new(b(), key("dir/large").unwrap()))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("Requester Pays"), "{error}");
+    // Per request, through a view of the same client.
+    let view = plain.with_request_extras(RequestExtras::new().request_payer(true));
+    let body = view
+        .get_object(GetObject::new(b(), key("dir/large").unwrap()))
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(body.len() as u64, 3 * PART + 100);
+}
+
+#[tokio::test]
+async fn access_point_arns_are_addressed_and_signed_for_their_region() {
+    let ap = "arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap";
+    let hosts = [
+        (
+            "my-ap-123456789012.s3-accesspoint.us-west-2.amazonaws.com",
+            false,
+            false,
+        ),
+        (
+            "my-ap-123456789012.s3-accesspoint-fips.us-west-2.amazonaws.com",
+            true,
+            false,
+        ),
+        (
+            "my-ap-123456789012.s3-accesspoint.dualstack.us-west-2.amazonaws.com",
+            false,
+            true,
+        ),
+        (
+            "my-ap-123456789012.s3-accesspoint-fips.dualstack.us-west-2.amazonaws.com",
+            true,
+            true,
+        ),
+    ];
+    let olap = "arn:aws:s3-object-lambda:us-west-2:123456789012:accesspoint/my-olap";
+    let olap_hosts = [
+        (
+            "my-olap-123456789012.s3-object-lambda.us-west-2.amazonaws.com",
+            false,
+        ),
+        (
+            "my-olap-123456789012.s3-object-lambda-fips.us-west-2.amazonaws.com",
+            true,
+        ),
+    ];
+    let mut routes: Vec<(&str, Route)> = hosts
+        .iter()
+        .map(|(host, ..)| (*host, Route::new(Some("my-ap"), "s3", REGION)))
+        .collect();
+    routes.extend(olap_hosts.iter().map(|(host, _)| {
+        (
+            *host,
+            Route::new(Some("my-olap"), "s3-object-lambda", REGION),
+        )
+    }));
+    let (gateway, store) = start(routes).await;
+    assert_eq!(ACCOUNT, "123456789012");
+
+    for (host, fips, dual_stack) in hosts {
+        // A client of another region: the ARN's region is used (use_arn_region's default).
+        let client = builder(&gateway, "us-east-2")
+            .fips(fips)
+            .dual_stack(dual_stack)
+            .build()
+            .unwrap();
+        gateway.clear_seen();
+        round_trip(&client, ap).await;
+        let seen = gateway.seen();
+        assert!(!seen.is_empty());
+        for request in &seen {
+            assert_eq!(request.host, host, "{request:?}");
+            assert_eq!(
+                request.authenticated,
+                Authenticated::Iam {
+                    service: "s3".into(),
+                    region: REGION.into()
+                },
+                "{request:?}"
+            );
+        }
+    }
+    // Presigned: the URL's host and query signature are the access point's.
+    let client = builder(&gateway, "us-east-2").build().unwrap();
+    let url = client
+        .presign(
+            &GetObject::new(bucket(ap).unwrap(), key("dir/large").unwrap()),
+            Duration::from_secs(300),
+        )
+        .await
+        .unwrap();
+    assert!(
+        url.url()
+            .starts_with(&format!("https://{}/dir/large?", hosts[0].0)),
+        "{}",
+        url.url()
+    );
+    gateway.clear_seen();
+    let fetched = gateway.https_get(url.url()).await;
+    assert_eq!(fetched.len() as u64, 3 * PART + 100);
+    assert_eq!(
+        gateway.seen()[0].authenticated,
+        Authenticated::Presigned {
+            service: "s3".into(),
+            region: REGION.into()
+        }
+    );
+    // Object Lambda access points: their own service.
+    store
+        .client_builder()
+        .build()
+        .unwrap()
+        .put_object(
+            PutObject::new(bucket("my-olap").unwrap(), key("transformed").unwrap()),
+            s3_wire_tokio::Body::from_bytes(Bytes::from_static(b"through a lambda")),
+        )
+        .await
+        .unwrap();
+    for (host, fips) in olap_hosts {
+        gateway.clear_seen();
+        let client = builder(&gateway, REGION).fips(fips).build().unwrap();
+        let body = client
+            .get_object(GetObject::new(
+                bucket(olap).unwrap(),
+                key("transformed").unwrap(),
+            ))
+            .await
+            .unwrap()
+            .body
+            .collect()
+            .await
+            .unwrap();
+        assert_eq!(body, "through a lambda");
+        let seen = gateway.seen();
+        assert_eq!(seen[0].host, host);
+        assert_eq!(
+            seen[0].authenticated,
+            Authenticated::Iam {
+                service: "s3-object-lambda".into(),
+                region: REGION.into()
+            }
+        );
+    }
+    // use_arn_region off refuses another region before anything is sent.
+    gateway.clear_seen();
+    let strict = builder(&gateway, "us-east-2")
+        .use_arn_region(false)
+        .build()
+        .unwrap();
+    let error = strict
+        .get_object(GetObject::new(bucket(ap).unwrap(), key("k").unwrap()))
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("use_arn_region is off"),
+        "{error}"
+    );
+    assert!(gateway.seen().is_empty());
+}
+
+const DIRECTORY: &str = "logs--usw2-az1--x-s3";
+const ZONAL: &str = "logs--usw2-az1--x-s3.s3express-usw2-az1.us-west-2.amazonaws.com";
+const CONTROL: &str = "s3express-control.us-west-2.amazonaws.com";
+
+async fn express() -> (Gateway, FaultStore) {
+    start(vec![
+        (ZONAL, Route::zonal(DIRECTORY, REGION)),
+        (CONTROL, Route::new(None, "s3express", REGION)),
+    ])
+    .await
+}
+
+#[tokio::test]
+async fn s3_express_creates_one_session_per_bucket_and_signs_zonal_requests_with_it() {
+    let (gateway, _store) = express().await;
+    let client = builder(&gateway, REGION).build().unwrap();
+    round_trip(&client, DIRECTORY).await;
+    // A transfer of 100 parts does not create 100 sessions.
+    let data = support::data(100 * PART, 3);
+    client
+        .upload(
+            bucket(DIRECTORY).unwrap(),
+            key("dir/hundred").unwrap(),
+            s3_wire_tokio::UploadSource::bytes(data.clone()),
+        )
+        .await
+        .unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("hundred");
+    client
+        .download(
+            bucket(DIRECTORY).unwrap(),
+            key("dir/hundred").unwrap(),
+            Destination::file(&path),
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), data);
+    assert_eq!(
+        gateway.sessions_created(),
+        [(DIRECTORY.to_owned(), "ReadWrite".to_owned())]
+    );
+    let seen = gateway.seen();
+    let parts = seen
+        .iter()
+        .filter(|r| r.target.contains("partNumber="))
+        .count();
+    assert!(parts >= 100, "{parts} part requests");
+    for request in &seen {
+        let expected = if request.target.ends_with("?session") {
+            Authenticated::Iam {
+                service: "s3express".into(),
+                region: REGION.into(),
+            }
+        } else {
+            Authenticated::Session {
+                service: "s3express".into(),
+                region: REGION.into(),
+            }
+        };
+        assert_eq!(request.host, ZONAL);
+        assert_eq!(
+            request.authenticated, expected,
+            "{} {}",
+            request.method, request.target
+        );
+        assert!(request.header("x-amz-security-token").is_none());
+    }
+    // HeadBucket is authorized by IAM; ListDirectoryBuckets goes to the control endpoint.
+    gateway.clear_seen();
+    client
+        .head_bucket(HeadBucket::new(bucket(DIRECTORY).unwrap()))
+        .await
+        .unwrap();
+    let listed = client.send(ListDirectoryBuckets::new()).await.unwrap();
+    assert_eq!(listed.result.buckets[0].name, DIRECTORY);
+    let seen = gateway.seen();
+    assert_eq!(
+        (seen[0].host.as_str(), &seen[0].authenticated),
+        (
+            ZONAL,
+            &Authenticated::Iam {
+                service: "s3express".into(),
+                region: REGION.into()
+            }
+        )
+    );
+    assert_eq!(
+        (seen[1].host.as_str(), &seen[1].authenticated),
+        (
+            CONTROL,
+            &Authenticated::Iam {
+                service: "s3express".into(),
+                region: REGION.into()
+            }
+        )
+    );
+    // Presigned URLs are signed with the caller's own keys (they outlive a session).
+    let url = client
+        .presign(
+            &GetObject::new(bucket(DIRECTORY).unwrap(), key("dir/large").unwrap()),
+            Duration::from_secs(600),
+        )
+        .await
+        .unwrap();
+    gateway.clear_seen();
+    assert_eq!(
+        gateway.https_get(url.url()).await.len() as u64,
+        3 * PART + 100
+    );
+    assert_eq!(
+        gateway.seen()[0].authenticated,
+        Authenticated::Presigned {
+            service: "s3express".into(),
+            region: REGION.into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn s3_express_sessions_are_refreshed_before_expiry_and_after_a_refusal() {
+    let (gateway, _store) = express().await;
+    let client = builder(&gateway, REGION).build().unwrap();
+    let get = || GetObject::new(bucket(DIRECTORY).unwrap(), key("k").unwrap());
+    client
+        .put_object(
+            PutObject::new(bucket(DIRECTORY).unwrap(), key("k").unwrap()),
+            s3_wire_tokio::Body::from_bytes(Bytes::from_static(b"v")),
+        )
+        .await
+        .unwrap();
+    assert_eq!(gateway.sessions_created().len(), 1);
+    // The store forgets the session (as it does once one expires): the refusal drops it,
+    // one new session is created and the request retried with it.
+    gateway.revoke_sessions();
+    client
+        .get_object(get())
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(gateway.sessions_created().len(), 2);
+    let refused: Vec<_> = gateway
+        .seen()
+        .into_iter()
+        .filter(|r| r.status >= 400)
+        .collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+
+    // Short-lived sessions are renewed ahead of their expiry: a request never goes out
+    // with an expired one.
+    gateway.set_session_lifetime(Duration::from_secs(4));
+    gateway.revoke_sessions();
+    gateway.clear_seen();
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(5000) {
+        client
+            .get_object(get())
+            .await
+            .unwrap()
+            .body
+            .collect()
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let expired: Vec<_> = gateway
+        .seen()
+        .into_iter()
+        .filter(|r| r.status >= 400)
+        .collect();
+    assert_eq!(
+        expired.len(),
+        1,
+        "only the revoked session was refused: {expired:?}"
+    );
+    assert!(
+        gateway.sessions_created().len() >= 4,
+        "{:?}",
+        gateway.sessions_created()
+    );
+
+    // ReadOnly sessions are their own.
+    let reader = builder(&gateway, REGION)
+        .s3_express_session_mode(SessionMode::ReadOnly)
+        .build()
+        .unwrap();
+    reader
+        .get_object(get())
+        .await
+        .unwrap()
+        .body
+        .collect()
+        .await
+        .unwrap();
+    assert!(
+        gateway
+            .sessions_created()
+            .contains(&(DIRECTORY.to_owned(), "ReadOnly".to_owned()))
+    );
+}
+
+#[tokio::test]
+async fn fips_dual_stack_and_accelerate_hosts_are_used_as_configured() {
+    let hosts = [
+        ("photos.s3-fips.us-west-2.amazonaws.com", true, false, false),
+        (
+            "photos.s3.dualstack.us-west-2.amazonaws.com",
+            false,
+            true,
+            false,
+        ),
+        (
+            "photos.s3-fips.dualstack.us-west-2.amazonaws.com",
+            true,
+            true,
+            false,
+        ),
+        ("photos.s3-accelerate.amazonaws.com", false, false, true),
+        (
+            "photos.s3-accelerate.dualstack.amazonaws.com",
+            false,
+            true,
+            true,
+        ),
+    ];
+    let mut routes: Vec<(&str, Route)> = hosts
+        .iter()
+        .map(|(host, ..)| (*host, Route::new(Some("photos"), "s3", REGION)))
+        .collect();
+    routes.push((
+        "photos.s3.us-west-2.amazonaws.com",
+        Route::new(Some("photos"), "s3", REGION),
+    ));
+    let (gateway, _store) = start(routes).await;
+    for (host, fips, dual_stack, accelerate) in hosts {
+        let client = builder(&gateway, REGION)
+            .fips(fips)
+            .dual_stack(dual_stack)
+            .accelerate(accelerate)
+            .build()
+            .unwrap();
+        gateway.clear_seen();
+        round_trip(&client, "photos").await;
+        for request in gateway.seen() {
+            assert_eq!(request.host, host, "{request:?}");
+            assert_eq!(
+                request.authenticated,
+                Authenticated::Iam {
+                    service: "s3".into(),
+                    region: REGION.into()
+                }
+            );
+        }
+    }
+    // Bucket-level requests (CreateBucket, DeleteBucket) keep the regional host under
+    // acceleration; the others use the accelerated one.
+    let accelerated = builder(&gateway, REGION).accelerate(true).build().unwrap();
+    gateway.clear_seen();
+    accelerated
+        .head_bucket(HeadBucket::new(bucket("photos").unwrap()))
+        .await
+        .unwrap();
+    let _ = accelerated
+        .create_bucket(CreateBucket::new(bucket("photos").unwrap()))
+        .await;
+    let hosts: Vec<String> = gateway.seen().into_iter().map(|r| r.host).collect();
+    assert_eq!(
+        hosts,
+        [
+            "photos.s3-accelerate.amazonaws.com",
+            "photos.s3.us-west-2.amazonaws.com"
+        ]
+    );
+}
