@@ -83,15 +83,16 @@ use object_store::{
     MultipartUpload, ObjectMeta, ObjectStore, PutMode, PutMultipartOptions, PutOptions, PutPayload,
     PutResult,
 };
+use s3_wire_tokio::credentials::{Env, ProcessEnv};
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::ops::delete_objects::DeleteObjects;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::{HeadObject, ObjectHead};
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
-use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ObjectKey};
+use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ObjectKey, RequestExtras};
 use s3_wire_tokio::s3_xml;
-use s3_wire_tokio::{Client, UploadSource};
+use s3_wire_tokio::{Client, ClientBuilder, UploadSource};
 
 pub use error::AdapterError;
 pub use multipart::S3WireUpload;
@@ -132,6 +133,26 @@ const DELETE_CONCURRENCY: usize = 4;
 /// larger parts mean fewer requests, and copied parts hold no memory here).
 const CREATE_ONLY_COPY_PART: u64 = 1 << 30;
 
+/// A boolean variable as object_store reads it (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/
+/// `off`, any case); unset is false; anything else is an error naming the variable.
+fn env_flag(env: &dyn Env, name: &'static str) -> Result<bool, s3_wire_tokio::Error> {
+    let Some(value) = env.var(name) else {
+        return Ok(false);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" | "" => Ok(false),
+        _ => Err(s3_wire_tokio::Error::from(
+            s3_wire_tokio::s3_ops::Error::InvalidInput(
+                s3_wire_tokio::s3_ops::InvalidInput::Parameter {
+                    name,
+                    reason: format!("must be true or false, not {value:?}"),
+                },
+            ),
+        )),
+    }
+}
+
 /// One bucket of an S3-compatible store as an `object_store` store, on s3-wire's client.
 ///
 /// Cheap to clone (the client is an `Arc`); clones share connections, credentials, retry
@@ -156,12 +177,54 @@ impl S3WireStore {
     }
 
     /// The store of `bucket` with a client configured from the standard AWS environment
-    /// variables and shared config files (see `s3_wire_tokio::ClientBuilder::from_env`).
+    /// variables and shared config files (see `s3_wire_tokio::ClientBuilder::from_env`:
+    /// credentials, region, endpoint, FIPS, dual-stack, acceleration), plus the variables
+    /// object_store's `AmazonS3Builder::from_env` reads for the same choices:
+    /// `AWS_SKIP_SIGNATURE` (anonymous requests, for public buckets), `AWS_REQUEST_PAYER`
+    /// (Requester Pays) and `AWS_S3_EXPRESS` (the bucket must then be an S3 Express One Zone
+    /// directory bucket; s3-wire recognises one by its name either way). `bucket` may be any
+    /// name s3-wire accepts: an access point ARN or alias, a directory bucket.
     pub fn from_env(bucket: &str) -> Result<Self, s3_wire_tokio::Error> {
-        Ok(Self::new(
-            Client::from_env()?,
-            s3_wire_tokio::bucket(bucket)?,
-        ))
+        Self::from_env_with(bucket, std::sync::Arc::new(ProcessEnv))
+    }
+
+    /// [`S3WireStore::from_env`] with the variables and home directory of `env`.
+    pub fn from_env_with(
+        bucket: &str,
+        env: std::sync::Arc<dyn Env>,
+    ) -> Result<Self, s3_wire_tokio::Error> {
+        let bucket = s3_wire_tokio::bucket(bucket)?;
+        let mut builder = ClientBuilder::from_env_with(env.clone());
+        if env_flag(env.as_ref(), "AWS_SKIP_SIGNATURE")? {
+            builder = builder.anonymous();
+        }
+        if env_flag(env.as_ref(), "AWS_REQUEST_PAYER")? {
+            builder = builder.request_payer(true);
+        }
+        if env_flag(env.as_ref(), "AWS_S3_EXPRESS")? && !bucket.is_directory_bucket() {
+            return Err(s3_wire_tokio::Error::from(
+                s3_wire_tokio::s3_ops::Error::InvalidInput(
+                    s3_wire_tokio::s3_ops::InvalidInput::Parameter {
+                        name: "AWS_S3_EXPRESS",
+                        reason: format!(
+                            "is true, but {bucket:?} is not a directory bucket name \
+                         (<base>--<zone-id>--x-s3)"
+                        ),
+                    },
+                ),
+            ));
+        }
+        Ok(Self::new(builder.build()?, bucket))
+    }
+
+    /// Sends `x-amz-request-payer: requester` with every request of this store (a Requester
+    /// Pays bucket refuses requests without it), whatever the client's own setting.
+    /// object_store's `with_request_payer`.
+    pub fn with_request_payer(mut self, enabled: bool) -> Self {
+        self.client = self
+            .client
+            .with_request_extras(RequestExtras::new().request_payer(enabled));
+        self
     }
 
     /// Whether listings ask for `encoding-type=url` (on by default: keys may hold characters

@@ -363,3 +363,78 @@ async fn get_ranges_are_coalesced_and_cut_exactly() {
         assert_eq!(bytes, data.slice(range.start as usize..range.end as usize));
     }
 }
+
+/// `from_env` reads object_store's own variables for anonymous access and Requester Pays,
+/// and refuses `AWS_S3_EXPRESS` for a name that is not a directory bucket, and bad values.
+#[tokio::test]
+async fn from_env_takes_skip_signature_request_payer_and_s3_express() {
+    use s3_wire_tokio::credentials::MapEnv;
+    let server = FaultServer::start(|_| {
+        Reply::new(200)
+            .header("etag", "\"e1\"")
+            .header("last-modified", "Wed, 02 Dec 2026 10:00:00 GMT")
+            .body("public bytes")
+    });
+    let home = tempfile::tempdir().unwrap();
+    let env = |vars: &[(&str, &str)]| {
+        let mut env = MapEnv::new()
+            .with_home(home.path())
+            .with_var("AWS_ENDPOINT_URL", server.endpoint())
+            .with_var("AWS_REGION", "us-east-1")
+            .with_var("AWS_EC2_METADATA_DISABLED", "true");
+        for (name, value) in vars {
+            env = env.with_var(*name, *value);
+        }
+        Arc::new(env)
+    };
+    // No credentials anywhere: an anonymous store still reads.
+    let store = S3WireStore::from_env_with(
+        "bucket",
+        env(&[
+            ("AWS_SKIP_SIGNATURE", "true"),
+            ("AWS_REQUEST_PAYER", "TRUE"),
+        ]),
+    )
+    .unwrap();
+    let body = store
+        .get(&Path::from("open/data.csv"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(body, "public bytes");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0].header("authorization").is_none(),
+        "{:?}",
+        requests[0]
+    );
+    assert!(
+        !requests[0].target.contains("X-Amz-"),
+        "{}",
+        requests[0].target
+    );
+    assert_eq!(requests[0].header("x-amz-request-payer"), Some("requester"));
+
+    for (vars, fragment) in [
+        (vec![("AWS_S3_EXPRESS", "true")], "not a directory bucket"),
+        (
+            vec![("AWS_SKIP_SIGNATURE", "sometimes")],
+            "must be true or false",
+        ),
+    ] {
+        let error = S3WireStore::from_env_with("bucket", env(&vars))
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains(fragment), "{error}");
+    }
+    assert!(
+        S3WireStore::from_env_with(
+            "data--usw2-az1--x-s3",
+            env(&[("AWS_S3_EXPRESS", "true"), ("AWS_SKIP_SIGNATURE", "1")])
+        )
+        .is_ok()
+    );
+}
