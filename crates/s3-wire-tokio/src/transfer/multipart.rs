@@ -893,25 +893,16 @@ async fn upload_part(
         request = request.no_checksum();
     }
     let (body, computed) = match body {
+        // The client computes the checksum as it sends the part (a trailer), or ahead
+        // together with the SHA-256 over plain HTTP (a header): either way one read.
         PartBody::File(file, range) => {
-            let len = range.end - range.start;
-            let trailers = target.client.provider_quirks().trailing_checksums;
-            let computed = match algorithm {
-                // Checksummed as it is read: the aws-chunked trailer.
-                Some(algorithm) if trailers => {
-                    request = request.checksum_algorithm(algorithm);
-                    None
-                }
-                // The store takes no trailer: one more read of the part for a header value.
-                Some(algorithm) => {
-                    let checksum =
-                        checksum_of_file(file.clone(), range.start, len, algorithm).await?;
-                    request = request.checksum(checksum.clone());
-                    Some(checksum)
-                }
-                None => None,
-            };
-            (Body::file_region(file, range.start, len), computed)
+            if let Some(algorithm) = algorithm {
+                request = request.checksum_algorithm(algorithm);
+            }
+            (
+                Body::file_region(file, range.start, range.end - range.start),
+                None,
+            )
         }
         PartBody::Bytes(bytes) => {
             let checksum = algorithm.map(|a| a.checksum(&bytes));
@@ -933,11 +924,13 @@ async fn upload_part(
     let checksum = match algorithm {
         None => None,
         Some(algorithm) => {
-            let ours = computed.or_else(|| progress.trailer()).ok_or_else(|| {
-                inconsistent(format!(
-                    "part {number} was sent without its {algorithm} checksum"
-                ))
-            })?;
+            let ours = computed
+                .or_else(|| progress.sent_checksum())
+                .ok_or_else(|| {
+                    inconsistent(format!(
+                        "part {number} was sent without its {algorithm} checksum"
+                    ))
+                })?;
             if let Some(theirs) = output.checksums.get(algorithm)
                 && theirs != ours.to_base64()
             {
@@ -951,36 +944,6 @@ async fn upload_part(
         }
     };
     Ok(Receipt { etag, checksum })
-}
-
-/// The `algorithm` checksum of `len` bytes of `file` from `offset`, read by position on a
-/// blocking thread (for stores that take no aws-chunked trailer).
-async fn checksum_of_file(
-    file: Arc<std::fs::File>,
-    offset: u64,
-    len: u64,
-    algorithm: ChecksumAlgorithm,
-) -> Result<Checksum, Error> {
-    tokio::task::spawn_blocking(move || {
-        let mut checksummer = s3_ops::Checksummer::new(algorithm);
-        let mut position = offset;
-        while position < offset + len {
-            let want = (offset + len - position).min(1024 * 1024) as usize;
-            let chunk = crate::body::read_at(&file, position, want)?;
-            if chunk.is_empty() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "file shrank while checksumming a part",
-                ));
-            }
-            checksummer.update(&chunk);
-            position += chunk.len() as u64;
-        }
-        Ok(checksummer.finish())
-    })
-    .await
-    .map_err(|e| Error::request_body(format!("checksum task failed: {e}")))?
-    .map_err(|e| Error::request_body("reading the file to checksum a part failed").with_source(e))
 }
 
 /// UploadPartCopy of `range` of the source (pinned by the caller's `If-Match`): the store

@@ -49,6 +49,12 @@
 //! headers are stored and echoed; an SSE-C object must be read with the same key MD5), and
 //! ListObjects v1 is not implemented.
 //!
+//! # Real stores' deviations
+//!
+//! [`StoreQuirks`] (all off by default, [`FaultStore::set_quirks`]) makes the store behave as
+//! real ones were observed to (docs/compatibility.md): the regression tests of those
+//! deviations need a store that has them, and only the one under test.
+//!
 //! # Faults
 //!
 //! [`FaultPlan`] decides per request, reproducibly: the decision is a hash of the plan's seed,
@@ -290,6 +296,15 @@ impl FaultPlan {
     }
 }
 
+/// Deviations of real stores the fault store can imitate; see the module docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreQuirks {
+    /// Garage 2.5.0: a signed aws-chunked body with a trailer
+    /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`) is refused with `400 InvalidRequest:
+    /// Invalid payload signature` (Garage signs the trailer with the wrong string-to-sign).
+    pub refuse_signed_trailers: bool,
+}
+
 /// Attributes stored with an object (or given to an upload).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectAttributes {
@@ -455,6 +470,7 @@ struct State {
     signature_failures: u64,
     next_request: u64,
     endpoint: String,
+    quirks: StoreQuirks,
 }
 
 impl State {
@@ -529,6 +545,7 @@ impl FaultStore {
             signature_failures: 0,
             next_request: 0,
             endpoint: format!("http://{addr}"),
+            quirks: StoreQuirks::default(),
         }));
         let server_state = Arc::clone(&state);
         let thread = ServerThread::start("fault-store", listener, move |stream, socket| {
@@ -577,6 +594,11 @@ impl FaultStore {
     /// The minimum size of every part but the last in CompleteMultipartUpload.
     pub fn set_min_part_size(&self, bytes: u64) {
         lock(&self.state).min_part_size = bytes;
+    }
+
+    /// Makes the store deviate from S3 as real stores do (see [`StoreQuirks`]).
+    pub fn set_quirks(&self, quirks: StoreQuirks) {
+        lock(&self.state).quirks = quirks;
     }
 
     /// Replaces the fault plan and restarts the per-identity occurrence counts.
@@ -1042,7 +1064,7 @@ async fn handle(
     let target = Target::parse(&parts.method, &path, &raw_query, &parts.headers);
     let identity = identity_of(&parts.method, &path, &raw_query, &parts.headers);
     let head = parts.method == Method::HEAD;
-    let (request_id, occurrence, fault) = {
+    let (request_id, occurrence, fault, quirks) = {
         let mut state = lock(state);
         state.next_request += 1;
         let request_id = format!("FSREQ{:08}", state.next_request);
@@ -1051,7 +1073,7 @@ async fn handle(
         *count += 1;
         *state.request_counts.entry(target.op).or_default() += 1;
         let fault = state.plan.decide(target.op, &identity, occurrence);
-        (request_id, occurrence, fault)
+        (request_id, occurrence, fault, state.quirks)
     };
     let mut record = RequestRecord {
         method: parts.method.clone(),
@@ -1151,6 +1173,18 @@ async fn handle(
             checksum: checksummer.map(Checksummer::finish),
         }),
         Err(refused) => Err(refused),
+    };
+    let verified = match verified {
+        Ok(_)
+            if quirks.refuse_signed_trailers
+                && content_sha256 == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER" =>
+        {
+            Err((
+                Answer::error(400, "InvalidRequest", "Invalid payload signature"),
+                false,
+            ))
+        }
+        verified => verified,
     };
     let payload = match verified {
         Ok(payload) => payload,

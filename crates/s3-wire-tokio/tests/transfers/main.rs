@@ -6,7 +6,9 @@
 //! - `local_s3.rs`: transfers against `tools/local-s3` (s3s-fs) at the part boundaries;
 //! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
-//! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage.
+//! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
+//! - `store_quirks.rs`: real stores' deviations, imitated by the fault store, and what the
+//!   client does about each.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -18,3 +20,4 @@ mod fault_store_selftest;
 mod faults;
 mod local_s3;
 mod recovery;
+mod store_quirks;
