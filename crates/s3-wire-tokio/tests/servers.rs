@@ -154,10 +154,6 @@ const MOTO_DEVIATIONS: &[(&str, &str)] = &[
         "CopyObject ignores the destination's `If-None-Match: *`: the existing object is overwritten",
     ),
     (
-        "checksum-precomputed",
-        "a `x-amz-checksum-*` header without `x-amz-sdk-checksum-algorithm` is ignored: the object is stored without a checksum",
-    ),
-    (
         "checksum-wrong-value",
         "checksums are not verified: a wrong `x-amz-checksum-crc32` is accepted (200) and the object stored",
     ),
@@ -291,7 +287,7 @@ scenarios! {
     "copy-checksum-algorithm", "CopyObject with x-amz-checksum-algorithm" => copy_checksum_algorithm;
     "delete-objects", "DeleteObjects" => delete_objects;
     "checksums-each-algorithm", "PutObject, HeadObject, GetObject: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256" => checksums_each_algorithm;
-    "checksum-precomputed", "PutObject with a precomputed x-amz-checksum-crc32 (no x-amz-sdk-checksum-algorithm)" => checksum_precomputed;
+    "checksum-precomputed", "PutObject with a precomputed x-amz-checksum-crc32, managed single-request uploads (bytes, file): the checksum on HEAD" => checksum_precomputed;
     "checksum-wrong-value", "PutObject with a wrong x-amz-checksum-crc32" => checksum_wrong_value;
     "streaming-upload", "PutObject, aws-chunked one-shot stream, with and without a trailer" => streaming_upload;
     "file-upload-and-download", "PutObject from a file (range too), GetObject to a file" => file_upload_and_download;
@@ -1203,6 +1199,10 @@ async fn checksums_each_algorithm(ctx: Ctx) {
     }
 }
 
+/// Every way a checksum known before sending goes up (precomputed on the request, a managed
+/// upload's single PutObject from bytes or from a file) names its algorithm in
+/// `x-amz-sdk-checksum-algorithm` as the AWS SDKs do, so that moto, which keeps no checksum
+/// without it, stores it too: HEAD in checksum mode returns it.
 async fn checksum_precomputed(ctx: Ctx) {
     ctx.create_bucket().await;
     let data = pattern(3000, 14);
@@ -1216,25 +1216,41 @@ async fn checksum_precomputed(ctx: Ctx) {
         )
         .await
         .unwrap();
-    let head = ctx
-        .client
-        .send(HeadObject::new(ctx.bucket(), object_key("known")).checksum_mode(true))
-        .await
-        .unwrap();
-    if ctx.deviates() {
-        assert!(put.checksums.values.is_empty(), "{:?}", put.checksums);
-        assert!(head.checksums.values.is_empty(), "{:?}", head.checksums);
-    } else {
-        assert_eq!(
-            put.checksums.get(ChecksumAlgorithm::Crc32),
-            Some(crc32.as_str())
-        );
-        assert_eq!(
-            head.checksums.get(ChecksumAlgorithm::Crc32),
-            Some(crc32.as_str())
+    assert_eq!(
+        put.checksums.get(ChecksumAlgorithm::Crc32),
+        Some(crc32.as_str())
+    );
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("source");
+    std::fs::write(&path, &data).unwrap();
+    for (key, source) in [
+        ("managed-bytes", UploadSource::bytes(data.clone())),
+        ("managed-file", UploadSource::file(&path)),
+    ] {
+        let stored = ctx
+            .client
+            .upload(ctx.bucket(), object_key(key), source)
+            .await
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert!(
+            matches!(&stored.verification, Verification::FullObject(c) if c.to_base64() == crc32),
+            "{key}: {:?}",
+            stored.verification
         );
     }
-    assert_eq!(ctx.get("known").await, data);
+    for key in ["known", "managed-bytes", "managed-file"] {
+        let head = ctx
+            .client
+            .send(HeadObject::new(ctx.bucket(), object_key(key)).checksum_mode(true))
+            .await
+            .unwrap();
+        assert_eq!(
+            head.checksums.get(ChecksumAlgorithm::Crc32),
+            Some(crc32.as_str()),
+            "{key}"
+        );
+        assert_eq!(ctx.get(key).await, data, "{key}");
+    }
 }
 
 async fn checksum_wrong_value(ctx: Ctx) {
