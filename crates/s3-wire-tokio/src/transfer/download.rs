@@ -449,8 +449,12 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
                 range_size = part_size;
                 mode = Mode::Parts(*algorithm);
             }
-            Ok(_) => {}
-            Err(error) => return Err(fail(error)),
+            // A probe is not data: whatever it answers (a 412 from a store that gives a
+            // part its own ETag, as moto does; no partNumber support), the download goes on
+            // by plain ranges, each pinned to the ETag, and the result says that the parts
+            // were not checked one by one (`CompositeNotByParts`). An object that did change
+            // fails on its first range.
+            Ok(_) | Err(_) => {}
         }
     }
     let download = DownloadOptions::builder()
@@ -607,7 +611,8 @@ fn announced(checksums: &s3_ops::checksum::ResponseChecksums) -> Option<Announce
 }
 
 /// The part size of a multipart object of `parts` parts if all but the last have one size
-/// (asked with a HEAD of part 1, pinned like the ranges); `None` if they do not.
+/// (asked with a HEAD of part 1, pinned like the ranges); `None` if they do not. An error
+/// means the probe cannot be trusted, not that the object changed.
 async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Option<u64>, Error> {
     let mut head = HeadObject::new(pinned.bucket.clone(), pinned.key.clone())
         .part_number(1)
@@ -618,7 +623,7 @@ async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Opt
     if let Some(key) = &pinned.sse_customer_key {
         head = head.sse_customer_key(key.clone());
     }
-    let part = pinned.client.head_object(head).await.map_err(changed)?;
+    let part = pinned.client.head_object(head).await?;
     let Some(first) = part.content_length.filter(|&len| len > 0) else {
         return Ok(None);
     };
@@ -1049,14 +1054,18 @@ impl Driver {
                 progress,
             }) => {
                 progress.abandon();
-                let ignored_part_number = matches!(self.mode, Mode::Parts(_))
+                let refused_part_number = matches!(self.mode, Mode::Parts(_))
                     && matches!(
                         error.kind(),
-                        ErrorKind::Transfer(TransferErrorKind::Inconsistent(_))
+                        ErrorKind::Transfer(
+                            TransferErrorKind::Inconsistent(_) | TransferErrorKind::ObjectChanged
+                        )
                     );
-                if ignored_part_number {
-                    // The store does not honour partNumber: fetch the same bytes by range
-                    // (the boundaries are the same); the parts can no longer be checked.
+                if refused_part_number {
+                    // The store does not honour partNumber (the whole object, or a 412 from a
+                    // part's own ETag): fetch the same bytes by range (the boundaries are the
+                    // same), pinned as before, so that only a changed object fails there; the
+                    // parts can no longer be checked.
                     self.mode = Mode::Ranges;
                     self.range_algorithm = None;
                     self.scheduler.handle_fetch_failed(index, true)

@@ -303,6 +303,10 @@ pub struct StoreQuirks {
     /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`) is refused with `400 InvalidRequest:
     /// Invalid payload signature` (Garage signs the trailer with the wrong string-to-sign).
     pub refuse_signed_trailers: bool,
+    /// moto 5.2.5: a HEAD with `partNumber` answers with the part's own ETag (the MD5 of its
+    /// bytes), and evaluates `If-Match` against that, so a part probe pinned to the object's
+    /// ETag gets `412 PreconditionFailed`.
+    pub part_etag_on_head: bool,
 }
 
 /// Attributes stored with an object (or given to an upload).
@@ -1859,8 +1863,18 @@ fn get_object(state: &mut State, ctx: &Ctx<'_>, head: bool) -> Outcome {
         .object(ctx.bucket(), ctx.key())
         .ok_or_else(|| no_such_key(ctx.key()))?;
     sse_customer_check(ctx.headers, object, "x-amz-")?;
-    read_conditions(ctx.headers, object, "")?;
     let len = object.data.len() as u64;
+    let part_etag = part_etag_on_head(state.quirks, head, ctx, object);
+    match &part_etag {
+        Some(etag) => {
+            let part = StoredObject {
+                etag: etag.clone(),
+                ..object.clone()
+            };
+            read_conditions(ctx.headers, &part, "")?;
+        }
+        None => read_conditions(ctx.headers, object, "")?,
+    }
     let range_header = ctx.header("range");
     let part_number = match ctx.target.q("partNumber") {
         None => None,
@@ -1954,12 +1968,34 @@ fn get_object(state: &mut State, ctx: &Ctx<'_>, head: bool) -> Outcome {
     answer = answer
         .headers(object_headers(object, ctx))
         .headers(checksum);
+    if let Some(etag) = part_etag {
+        answer.headers.retain(|(name, _)| name != "etag");
+        answer = answer.header("etag", etag);
+    }
     if head {
         answer.head_length = Some(data.len() as u64);
     } else {
         answer.body = data;
     }
     Ok(answer)
+}
+
+/// The ETag moto gives a HEAD of one part of a multipart object (the part's own, see
+/// [`StoreQuirks::part_etag_on_head`]), when the quirk is on and the request is one.
+fn part_etag_on_head(
+    quirks: StoreQuirks,
+    head: bool,
+    ctx: &Ctx<'_>,
+    object: &StoredObject,
+) -> Option<String> {
+    let number: usize = ctx.target.q("partNumber")?.parse().ok()?;
+    let parts = object.parts.as_ref()?;
+    if !(quirks.part_etag_on_head && head) || number == 0 || number > parts.len() {
+        return None;
+    }
+    let first: u64 = parts[..number - 1].iter().map(|p| p.size).sum();
+    let end = first + parts[number - 1].size;
+    Some(quoted_md5(&object.data[first as usize..end as usize]))
 }
 
 fn invalid_part_number(parts: usize) -> Answer {

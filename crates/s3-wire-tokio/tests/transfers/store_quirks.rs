@@ -3,8 +3,8 @@
 //! the client stops coping with it.
 
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
-use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ObjectKey, Provider};
-use s3_wire_tokio::{Body, UploadSource, Verification};
+use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey, Provider};
+use s3_wire_tokio::{Body, NotVerified, UploadSource, Verification};
 
 use crate::fault_store::{FaultStore, Op, StoreQuirks};
 use crate::helpers::part_limits;
@@ -31,6 +31,7 @@ async fn a_store_that_refuses_signed_trailers_takes_uploads_from_files_and_strea
     let store = FaultStore::start_with_min_part_size(PART);
     store.set_quirks(StoreQuirks {
         refuse_signed_trailers: true,
+        ..StoreQuirks::default()
     });
     let client = store.client_builder().build().unwrap();
     let directory = tempfile::tempdir().unwrap();
@@ -118,4 +119,74 @@ async fn a_store_that_refuses_signed_trailers_takes_uploads_from_files_and_strea
         sha256(&bytes)
     );
     assert_eq!(store.signature_failures(), 0);
+}
+
+/// moto answers a HEAD of one part with that part's own ETag, so the part-size probe of a
+/// composite object, pinned by `If-Match` to the object's ETag, gets 412. A probe is not
+/// data: the download goes on by ranges (each pinned to the object's ETag), stores exactly
+/// the object, and says its parts were not checked one by one. It failed with
+/// `ObjectChanged` before.
+#[tokio::test]
+async fn a_part_probe_refused_by_a_part_etag_falls_back_to_ranges() {
+    let store = FaultStore::start_with_min_part_size(PART);
+    store.set_quirks(StoreQuirks {
+        part_etag_on_head: true,
+        ..StoreQuirks::default()
+    });
+    let bytes = data(PART * 3 + 500, 11);
+    let sizes = [PART, PART, PART, 500];
+    store.insert_multipart_object(
+        BUCKET,
+        "composite",
+        bytes.clone(),
+        &sizes,
+        Some((ChecksumAlgorithm::Crc32, ChecksumType::Composite)),
+    );
+    let client = store.client_builder().build().unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("composite");
+    let got = client
+        .download(bucket(), key("composite"), path.as_path())
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(sha256(&std::fs::read(&path).unwrap()), sha256(&bytes));
+    assert_eq!(
+        got.verification,
+        Verification::NotVerified(NotVerified::CompositeNotByParts)
+    );
+    let requests = store.requests();
+    let probe: Vec<_> = requests
+        .iter()
+        .filter(|r| r.operation == Op::HeadObject)
+        .collect();
+    assert_eq!(probe.len(), 1, "{requests:?}");
+    assert_eq!(probe[0].status, Some(412), "the probe was refused");
+    let ranges = requests
+        .iter()
+        .filter(|r| r.operation == Op::GetObject && r.header("range").is_some())
+        .count();
+    assert_eq!(ranges, 3, "ranges 2 to 4 after the first answer");
+    assert!(
+        requests
+            .iter()
+            .filter(|r| r.operation == Op::GetObject)
+            .all(|r| !r.query.contains("partNumber")),
+        "{requests:?}"
+    );
+
+    // A writer gets the same.
+    let (writer, collected) = crate::helpers::collecting_writer(64 * 1024);
+    let got = client
+        .download(bucket(), key("composite"), writer)
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(sha256(&collected.await.unwrap()), sha256(&bytes));
+    assert_eq!(
+        got.verification,
+        Verification::NotVerified(NotVerified::CompositeNotByParts)
+    );
 }
