@@ -582,19 +582,18 @@ impl Driver {
             }
         };
         let algorithm = self.target.algorithm;
-        self.full_checksum = algorithm
-            .filter(|a| integrity::checksum_type(*a) == ChecksumType::FullObject)
-            .and_then(|_| {
-                integrity::combine(
-                    parts
-                        .iter()
-                        .filter_map(|part| part.receipt.checksum.as_ref().map(|c| (c, part.size))),
-                )
-            });
+        // Every part's checksum, or none (a copy's parts are checksummed by the store, which
+        // may send none): a value combined from some of the parts would be nobody's.
         let checksums: Option<Vec<Checksum>> = parts
             .iter()
             .map(|part| part.receipt.checksum.clone())
             .collect();
+        self.full_checksum = algorithm
+            .filter(|a| integrity::checksum_type(*a) == ChecksumType::FullObject)
+            .and(checksums.as_ref())
+            .and_then(|checksums| {
+                integrity::combine(checksums.iter().zip(parts.iter().map(|part| part.size)))
+            });
         self.composite = checksums.as_deref().and_then(Checksum::composite);
         let full_checksum = self.full_checksum.clone();
         let upload_id = self.upload_id();
@@ -723,6 +722,11 @@ impl Driver {
                             }
                             _ => Verification::NotVerified(NotVerified::StoreSentNone),
                         }
+                    }
+                    // Checksums were on, but the store sent none for the parts (a copy):
+                    // nothing to compare the object's value with.
+                    Some(_) if self.full_checksum.is_none() => {
+                        Verification::NotVerified(NotVerified::StoreSentNone)
                     }
                     Some(_) => {
                         verify_echo(self.full_checksum.as_ref(), completion.echoed.as_deref())
