@@ -16,7 +16,9 @@ use s3_ops::Checksum;
 /// A snapshot of a transfer's progress.
 ///
 /// `committed` never decreases and never exceeds `total`; it equals `total` exactly when the
-/// transfer succeeded. `in_flight` counts bytes sent (or received) for parts that are not yet
+/// transfer succeeded. A download commits each range once it is written to its destination,
+/// and the last one only with the verdict on the whole object: one that fails its final
+/// checks ends below `total` (a writer may still have received every byte). `in_flight` counts bytes sent (or received) for parts that are not yet
 /// acknowledged (or not yet written); a part that fails and is retried gives its bytes back
 /// before it starts again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -652,6 +652,20 @@ impl FaultStore {
         object
     }
 
+    /// Flips one bit of the stored bytes of `key` at `offset`, keeping its ETag and checksums:
+    /// corruption at rest, which only a checksum can reveal.
+    pub fn corrupt(&self, bucket: &str, key: &str, offset: usize) {
+        let mut state = lock(&self.state);
+        let object = state
+            .buckets
+            .get_mut(bucket)
+            .and_then(|objects| objects.get_mut(key))
+            .expect("the object to corrupt");
+        let mut data = object.data.to_vec();
+        data[offset] ^= 0x01;
+        object.data = Bytes::from(data);
+    }
+
     /// Stores a multipart object directly, cut into `part_sizes` (which must add up to the
     /// data's length), with per-part checksums and the object checksum of `checksum`.
     pub fn insert_multipart_object(
