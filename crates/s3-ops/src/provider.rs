@@ -163,6 +163,7 @@ impl Provider {
             composite_checksums: &[Crc32, Crc32c, Sha1, Sha256],
             aws_chunked: true,
             trailing_checksums: true,
+            signed_trailers: true,
             listing_url_encoding: true,
             conditional_writes: ConditionalWrites::ALL,
             min_part_size: 5 * MIB,
@@ -181,6 +182,7 @@ impl Provider {
             composite_checksums: NONE,
             aws_chunked: false,
             trailing_checksums: false,
+            signed_trailers: false,
             listing_url_encoding: false,
             conditional_writes: ConditionalWrites::NONE,
             ..s3
@@ -335,8 +337,18 @@ pub struct ProviderQuirks {
     /// Whether the store takes aws-chunked bodies (`Content-Encoding: aws-chunked`, signed
     /// chunks), which a stream of unknown digest needs over plain HTTP.
     pub aws_chunked: bool,
-    /// Whether the store takes a checksum as an aws-chunked trailer (`x-amz-trailer`).
+    /// Whether the store takes a checksum as an aws-chunked trailer (`x-amz-trailer`). A
+    /// transport that can read a body twice sends the checksum in a header instead (s3-wire
+    /// does for files).
     pub trailing_checksums: bool,
+    /// Whether the store verifies *signed* trailers
+    /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`), the one encoding the client still sends
+    /// them in: a one-shot stream with a checksum over plain HTTP (a replayable body is
+    /// hashed ahead and its checksum sent in a header). Where it is `false` such a stream goes
+    /// in signed chunks without its checksum trailer. Garage 2.5.0 refuses signed trailers
+    /// (it signs them with the wrong string-to-sign); signed trailers are the least supported
+    /// SigV4 mode among S3-compatible stores.
+    pub signed_trailers: bool,
     /// Whether listings honour `encoding-type=url` (keys sent URL-encoded).
     pub listing_url_encoding: bool,
     /// Which conditional writes the store evaluates.

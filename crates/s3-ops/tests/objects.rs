@@ -457,6 +457,7 @@ fn put_object_precomputed_checksum_and_conditional_overwrite() {
             "content-length: 3",
             "if-match: \"etag\"",
             "x-amz-checksum-sha256: ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=",
+            "x-amz-sdk-checksum-algorithm: SHA256",
             "x-amz-server-side-encryption: AES256",
         ])
     );

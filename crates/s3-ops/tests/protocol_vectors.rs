@@ -201,13 +201,16 @@ fn presigned_put_with_content_type_and_checksum() {
         "{url}"
     );
     assert!(
-        url.contains("&X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-checksum-crc32&"),
+        url.contains(
+            "&X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-checksum-crc32%3Bx-amz-sdk-checksum-algorithm&"
+        ),
         "{url}"
     );
     // Content-Length is not pinned: the uploader's body decides it.
     assert!(presigned.headers().get("content-length").is_none());
     assert_eq!(presigned.headers()["content-type"], "text/plain");
     assert_eq!(presigned.headers()["x-amz-checksum-crc32"], "NhCmhg==");
+    assert_eq!(presigned.headers()["x-amz-sdk-checksum-algorithm"], "CRC32");
 }
 
 #[test]

@@ -519,6 +519,19 @@ impl http_body::Body for AttemptBody {
 /// that retries and concurrent part uploads can share one open file.
 pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io::Result<Bytes> {
     let mut buffer = vec![0u8; want];
+    let filled = fill_at(file, offset, &mut buffer)?;
+    buffer.truncate(filled);
+    Ok(Bytes::from(buffer))
+}
+
+/// Reads into `buffer` from `offset` (without moving any file cursor) until it is full or
+/// the file ends; returns the bytes read. For passes that reuse one buffer.
+pub(crate) fn fill_at(
+    file: &std::fs::File,
+    offset: u64,
+    buffer: &mut [u8],
+) -> std::io::Result<usize> {
+    let want = buffer.len();
     let mut filled = 0;
     while filled < want {
         #[cfg(unix)]
@@ -540,8 +553,7 @@ pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io
             Err(e) => return Err(e),
         }
     }
-    buffer.truncate(filled);
-    Ok(Bytes::from(buffer))
+    Ok(filled)
 }
 
 /// Test support: a stream over a fixed list of items.

@@ -116,7 +116,7 @@ impl ChunkedBody {
     fn emit_final(&mut self) -> Result<(), BoxError> {
         let trailer = self.checksum.take().map(Checksummer::finish);
         if let (Some(progress), Some(checksum)) = (&self.progress, &trailer) {
-            progress.set_trailer(checksum.clone());
+            progress.set_sent_checksum(checksum.clone());
         }
         let trailer = trailer.map(|checksum| checksum.to_base64());
         let mut out = vec![0u8; self.encoder.layout().final_length()];

@@ -26,7 +26,7 @@ use crate::credentials::express::ExpressSessions;
 use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{Payload, Signer};
+use crate::sign::{PayloadCache, Signer};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -489,6 +489,10 @@ impl Client {
                 .apply(&mut encoded)
                 .map_err(|e| Attempted::failed(e.into()))?;
         }
+        payload_cache
+            .place_checksum(&mut encoded, upload, endpoint, &inner.quirks)
+            .await
+            .map_err(Attempted::failed)?;
         // What the store rejects is changed or refused here, before anything is signed.
         inner
             .quirks
@@ -786,29 +790,6 @@ fn content_length(headers: &HeaderMap) -> Option<u64> {
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v: &HeaderValue| v.to_str().ok())
         .and_then(|v| v.parse().ok())
-}
-
-/// The payload hash of an operation's body, computed once per operation (a
-/// file is hashed by one positioned read pass; retries reuse the result).
-#[derive(Default)]
-pub(crate) struct PayloadCache {
-    sha256: Option<[u8; 32]>,
-}
-
-impl PayloadCache {
-    async fn payload(
-        &mut self,
-        description: &s3_ops::Body,
-        upload: Option<&Body>,
-        endpoint: &Endpoint,
-        quirks: &ProviderQuirks,
-    ) -> Result<Payload, Error> {
-        let payload = Payload::choose(description, upload, endpoint, &mut self.sha256).await?;
-        if matches!(payload, Payload::Chunked { trailer: None, .. }) {
-            quirks.check_aws_chunked()?;
-        }
-        Ok(payload)
-    }
 }
 
 #[cfg(test)]

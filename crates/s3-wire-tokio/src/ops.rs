@@ -99,9 +99,10 @@ impl Client {
     /// The object carries a checksum: the one chosen on the operation
     /// (`checksum_algorithm`, `checksum`), otherwise the client's
     /// ([`ClientBuilder::upload_checksum`](crate::ClientBuilder::upload_checksum),
-    /// CRC32 unless changed). It is computed up front for bytes and sent as an
-    /// aws-chunked trailer for files and streams, so the store refuses bytes that do not
-    /// match it. With `no_checksum` (or a client without one) nothing is added: a file is
+    /// CRC32 unless changed). It is computed up front for bytes, and for a file over plain
+    /// HTTP (in the same read as the SHA-256 the signature needs), and sent in a header; a
+    /// stream, and a file over TLS, send it as an aws-chunked trailer. The store refuses
+    /// bytes that do not match it. With `no_checksum` (or a client without one) nothing is added: a file is
     /// signed by its SHA-256 over plain HTTP and sent `UNSIGNED-PAYLOAD` over TLS, a stream
     /// is sent in signed chunks over plain HTTP and `UNSIGNED-PAYLOAD` over TLS.
     pub async fn put_object(

@@ -1,21 +1,33 @@
 //! Choosing the payload mode of a request and signing it (s3-sigv4), and
 //! building the body of one attempt.
 //!
-//! | body                     | plain HTTP                       | HTTPS                               |
-//! |--------------------------|----------------------------------|-------------------------------------|
-//! | none / XML document      | SHA-256 of the bytes             | SHA-256 of the bytes                |
-//! | bytes, file              | SHA-256 (one read pass, cached)  | `UNSIGNED-PAYLOAD`                  |
-//! | one-shot stream          | aws-chunked, signed chunks       | `UNSIGNED-PAYLOAD`                  |
-//! | any, trailing checksum   | aws-chunked, signed + trailer    | aws-chunked, unsigned + trailer     |
+//! | body                          | plain HTTP                                          | HTTPS                                  |
+//! |-------------------------------|-----------------------------------------------------|----------------------------------------|
+//! | none / XML document           | SHA-256 of the bytes                                | SHA-256 of the bytes                   |
+//! | bytes (checksum header)       | SHA-256 (one pass, cached)                          | `UNSIGNED-PAYLOAD` above 64 KiB        |
+//! | file range, with checksum     | SHA-256 and checksum in one read pass; header       | aws-chunked, unsigned + trailer        |
+//! | file range, no checksum       | SHA-256 (one read pass, cached)                     | `UNSIGNED-PAYLOAD`                     |
+//! | one-shot stream, checksum     | aws-chunked, signed chunks + signed trailer         | aws-chunked, unsigned + trailer        |
+//! | one-shot stream, no checksum  | aws-chunked, signed chunks                          | `UNSIGNED-PAYLOAD`                     |
 //!
-//! Uploads carry a trailing checksum by default (the client's `upload_checksum`), so the
-//! rows without one are what a request or client that turned checksums off sends: nothing
-//! beyond what SigV4 itself requires, for stores that reject checksums.
+//! Over plain HTTP every payload is signed by its SHA-256: a replayable body (bytes, a file
+//! range, a buffered part) is hashed ahead, its checksum computed in the same pass and sent
+//! as a header, which every S3-compatible store accepts; signed aws-chunked trailers, which
+//! some refuse (Garage 2.5.0), are left to the one body that cannot be read twice, a one-shot
+//! stream, and a store whose profile says it takes none
+//! ([`ProviderQuirks::signed_trailers`]) gets that stream in signed chunks without the
+//! trailer. Over TLS a file's checksum is computed as it is sent (a trailer), or ahead where
+//! the store takes no trailer.
+//!
+//! Uploads carry a checksum by default (the client's `upload_checksum`), so the rows without
+//! one are what a request or client that turned checksums off sends: nothing beyond what
+//! SigV4 itself requires, for stores that reject checksums.
 
 use std::time::SystemTime;
 
+use http::HeaderValue;
 use http::request::Parts;
-use s3_ops::{ChecksumAlgorithm, Endpoint, Scheme};
+use s3_ops::{Checksum, ChecksumAlgorithm, Endpoint, OperationRequest, ProviderQuirks, Scheme};
 use s3_sigv4::{Credentials, PayloadHash, SigningTime};
 use sha2::{Digest, Sha256};
 
@@ -26,6 +38,12 @@ use crate::stall::Activity;
 
 /// In-memory payloads above this size are sent `UNSIGNED-PAYLOAD` over TLS.
 const UNSIGNED_THRESHOLD: usize = 64 * 1024;
+
+/// Bytes a file is read in to be hashed ahead.
+const HASH_BUFFER: usize = 256 * 1024;
+
+/// The header that names the algorithm of an upload's checksum, as the AWS SDKs send it.
+const SDK_CHECKSUM_ALGORITHM: &str = "x-amz-sdk-checksum-algorithm";
 
 /// How the payload is described to the signer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +59,103 @@ pub(crate) enum Payload {
         /// The checksum sent as a trailer.
         trailer: Option<ChecksumAlgorithm>,
     },
+}
+
+/// What an operation's body was hashed to, computed once per operation: a file is read
+/// once, by position, and retries reuse the result.
+#[derive(Default)]
+pub(crate) struct PayloadCache {
+    sha256: Option<[u8; 32]>,
+    /// The checksum of a replayable body computed ahead (sent as a header, not a trailer).
+    checksum: Option<Checksum>,
+}
+
+impl PayloadCache {
+    /// Decides how the checksum of a streamed (`External`) body travels, before the store's
+    /// profile adapts the request (see the module table): a replayable body's checksum is
+    /// computed ahead — over plain HTTP together with the SHA-256 the signature needs, in one
+    /// pass — and sent as a header, in the algorithm the store accepts; over TLS that happens
+    /// only where the store takes no trailer. A one-shot stream over plain HTTP keeps its
+    /// signed trailer unless the store refuses signed trailers; then it goes without.
+    pub(crate) async fn place_checksum(
+        &mut self,
+        request: &mut OperationRequest,
+        upload: Option<&Body>,
+        endpoint: &Endpoint,
+        quirks: &ProviderQuirks,
+    ) -> Result<(), Error> {
+        let s3_ops::Body::External {
+            trailing_checksum: trailing @ Some(_),
+            ..
+        } = &mut request.body
+        else {
+            return Ok(());
+        };
+        let Some(upload) = upload else {
+            // Refused by `payload` with a clear error.
+            return Ok(());
+        };
+        let tls = endpoint.scheme() == Scheme::Https;
+        let headers = request.request.headers_mut();
+        if matches!(upload.source, Source::Stream(_)) {
+            if !tls && !quirks.signed_trailers {
+                *trailing = None;
+                headers.remove(SDK_CHECKSUM_ALGORITHM);
+            }
+            return Ok(());
+        }
+        if tls && quirks.trailing_checksums {
+            return Ok(());
+        }
+        // The algorithm the store takes (what adapting the request would switch a trailer to).
+        let algorithm = quirks.upload_checksum(*trailing);
+        *trailing = None;
+        headers.remove(SDK_CHECKSUM_ALGORITHM);
+        let Some(algorithm) = algorithm else {
+            return Ok(());
+        };
+        let checksum = match &self.checksum {
+            Some(checksum) if checksum.algorithm() == algorithm => checksum.clone(),
+            _ => {
+                let want_sha256 = !tls && self.sha256.is_none();
+                let (sha256, checksum) = digest_ahead(upload, want_sha256, Some(algorithm)).await?;
+                if sha256.is_some() {
+                    self.sha256 = sha256;
+                }
+                let checksum = checksum.expect("asked for");
+                self.checksum = Some(checksum.clone());
+                checksum
+            }
+        };
+        let value = HeaderValue::from_str(&checksum.to_base64())
+            .map_err(|e| Error::new(ErrorKind::Signing).with_source(e))?;
+        headers.insert(algorithm.header_name(), value);
+        headers.insert(
+            SDK_CHECKSUM_ALGORITHM,
+            HeaderValue::from_static(algorithm.as_str()),
+        );
+        if let Some(progress) = &upload.progress {
+            progress.set_sent_checksum(checksum);
+        }
+        Ok(())
+    }
+
+    /// Picks the payload mode for an operation's body (see the module table), once the
+    /// request is adapted to the store: a one-shot stream that would go aws-chunked without
+    /// a trailer is refused where the store takes no aws-chunked bodies.
+    pub(crate) async fn payload(
+        &mut self,
+        description: &s3_ops::Body,
+        upload: Option<&Body>,
+        endpoint: &Endpoint,
+        quirks: &ProviderQuirks,
+    ) -> Result<Payload, Error> {
+        let payload = Payload::choose(description, upload, endpoint, &mut self.sha256).await?;
+        if matches!(payload, Payload::Chunked { trailer: None, .. }) {
+            quirks.check_aws_chunked()?;
+        }
+        Ok(payload)
+    }
 }
 
 impl Payload {
@@ -96,7 +211,8 @@ impl Payload {
                 let digest = match sha256 {
                     Some(digest) => *digest,
                     None => {
-                        let digest = sha256_of(upload).await?;
+                        let (digest, _) = digest_ahead(upload, true, None).await?;
+                        let digest = digest.expect("asked for");
                         *sha256 = Some(digest);
                         digest
                     }
@@ -108,30 +224,40 @@ impl Payload {
     }
 }
 
-/// The SHA-256 of a replayable body (a file is read once, by position, on a
-/// blocking thread).
-async fn sha256_of(body: &Body) -> Result<[u8; 32], Error> {
+/// The SHA-256 (if `sha256`) and the `algorithm` checksum (if any) of a replayable body, in
+/// one pass: a file is read once, by position, on a blocking thread.
+async fn digest_ahead(
+    body: &Body,
+    sha256: bool,
+    algorithm: Option<ChecksumAlgorithm>,
+) -> Result<(Option<[u8; 32]>, Option<Checksum>), Error> {
+    let mut digests = Digests::new(sha256, algorithm);
     match &body.source {
-        Source::Bytes(bytes) => Ok(Sha256::digest(bytes).into()),
+        Source::Bytes(bytes) => {
+            digests.update(bytes);
+            Ok(digests.finish())
+        }
         Source::File(range) => {
             let range = range.clone();
             tokio::task::spawn_blocking(move || {
-                let mut hasher = Sha256::new();
+                // One buffer for the whole pass, small enough that the bytes just read are
+                // still in cache for both digests.
+                let mut buffer = vec![0u8; HASH_BUFFER.min(range.len as usize)];
                 let mut position = range.offset;
                 let end = range.offset + range.len;
                 while position < end {
-                    let want = (end - position).min(1024 * 1024) as usize;
-                    let chunk = crate::body::read_at(&range.file, position, want)?;
-                    if chunk.is_empty() {
+                    let want = (end - position).min(buffer.len() as u64) as usize;
+                    let read = crate::body::fill_at(&range.file, position, &mut buffer[..want])?;
+                    if read == 0 {
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::UnexpectedEof,
                             "file shrank while hashing",
                         ));
                     }
-                    hasher.update(&chunk);
-                    position += chunk.len() as u64;
+                    digests.update(&buffer[..read]);
+                    position += read as u64;
                 }
-                Ok(hasher.finalize().into())
+                Ok(digests.finish())
             })
             .await
             .map_err(|e| Error::request_body(format!("hashing task failed: {e}")))?
@@ -140,6 +266,37 @@ async fn sha256_of(body: &Body) -> Result<[u8; 32], Error> {
         Source::Stream(_) => Err(Error::request_body(
             "a one-shot stream cannot be pre-hashed",
         )),
+    }
+}
+
+/// The digests [`digest_ahead`] computes over the same bytes.
+struct Digests {
+    sha256: Option<Sha256>,
+    checksum: Option<s3_ops::Checksummer>,
+}
+
+impl Digests {
+    fn new(sha256: bool, algorithm: Option<ChecksumAlgorithm>) -> Self {
+        Self {
+            sha256: sha256.then(Sha256::new),
+            checksum: algorithm.map(s3_ops::Checksummer::new),
+        }
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        if let Some(sha256) = &mut self.sha256 {
+            sha256.update(bytes);
+        }
+        if let Some(checksum) = &mut self.checksum {
+            checksum.update(bytes);
+        }
+    }
+
+    fn finish(self) -> (Option<[u8; 32]>, Option<Checksum>) {
+        (
+            self.sha256.map(|sha256| sha256.finalize().into()),
+            self.checksum.map(s3_ops::Checksummer::finish),
+        )
     }
 }
 
@@ -528,6 +685,148 @@ mod tests {
                 "{signed:?}"
             );
         }
+    }
+
+    /// A PutObject of `len` streamed bytes whose checksum (CRC32C) is computed by the
+    /// transport, encoded for `url`.
+    fn streamed_put(url: &str, len: u64) -> (Endpoint, OperationRequest) {
+        use s3_ops::Operation;
+        let endpoint = Endpoint::custom(url, "us-east-1").unwrap();
+        let put = s3_ops::ops::put_object::PutObject::new(
+            s3_ops::BucketName::new("bucket").unwrap(),
+            s3_ops::ObjectKey::new("key").unwrap(),
+        )
+        .streaming_body(len)
+        .checksum_algorithm(ChecksumAlgorithm::Crc32c);
+        let request = put.request(&endpoint).unwrap();
+        (endpoint, request)
+    }
+
+    fn trailer(request: &OperationRequest) -> Option<ChecksumAlgorithm> {
+        match request.body {
+            s3_ops::Body::External {
+                trailing_checksum, ..
+            } => trailing_checksum,
+            _ => None,
+        }
+    }
+
+    fn header<'a>(request: &'a OperationRequest, name: &str) -> Option<&'a str> {
+        request
+            .request
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_file_checksum_is_computed_ahead_with_the_sha256_over_plain_http() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        file.write_all(&data).unwrap();
+        let len = data.len() as u64;
+        let body = Body::from_file(file.path()).await.unwrap();
+        let generic = s3_ops::Provider::Generic.quirks();
+        let crc32c = ChecksumAlgorithm::Crc32c.checksum(&data);
+
+        // Plain HTTP: one pass gives the header and the SHA-256 the signature needs.
+        let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", len);
+        let mut cache = PayloadCache::default();
+        cache
+            .place_checksum(&mut request, Some(&body), &endpoint, &generic)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), None);
+        let crc32c_value = crc32c.to_base64();
+        assert_eq!(
+            header(&request, "x-amz-checksum-crc32c"),
+            Some(&crc32c_value[..])
+        );
+        assert_eq!(header(&request, SDK_CHECKSUM_ALGORITHM), Some("CRC32C"));
+        let sha256: [u8; 32] = Sha256::digest(&data).into();
+        assert_eq!(cache.sha256, Some(sha256), "hashed in the same pass");
+        let payload = cache
+            .payload(&request.body, Some(&body), &endpoint, &generic)
+            .await
+            .unwrap();
+        assert_eq!(payload, Payload::Hashed(PayloadHash::Sha256(sha256)));
+
+        // TLS: a trailer, computed as the body is sent...
+        let (endpoint, mut request) = streamed_put("https://s3.example.com", len);
+        let mut cache = PayloadCache::default();
+        cache
+            .place_checksum(&mut request, Some(&body), &endpoint, &generic)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
+        assert_eq!(header(&request, "x-amz-checksum-crc32c"), None);
+        // ...unless the store takes no trailer: then a header, and no SHA-256.
+        let mut no_trailers = generic;
+        no_trailers.trailing_checksums = false;
+        cache
+            .place_checksum(&mut request, Some(&body), &endpoint, &no_trailers)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), None);
+        assert_eq!(
+            header(&request, "x-amz-checksum-crc32c"),
+            Some(&crc32c_value[..])
+        );
+        assert_eq!(cache.sha256, None);
+
+        // A store that does not take CRC32C gets the algorithm the profile picks.
+        let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", len);
+        let moto = s3_ops::Provider::Moto.quirks();
+        PayloadCache::default()
+            .place_checksum(&mut request, Some(&body), &endpoint, &moto)
+            .await
+            .unwrap();
+        let crc32 = ChecksumAlgorithm::Crc32.checksum(&data).to_base64();
+        assert_eq!(header(&request, "x-amz-checksum-crc32"), Some(&crc32[..]));
+        assert_eq!(header(&request, "x-amz-checksum-crc32c"), None);
+        assert_eq!(header(&request, SDK_CHECKSUM_ALGORITHM), Some("CRC32"));
+    }
+
+    #[tokio::test]
+    async fn a_one_shot_stream_keeps_its_signed_trailer_unless_the_store_refuses_them() {
+        let generic = s3_ops::Provider::Generic.quirks();
+        let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", 5);
+        let stream = one_shot(5);
+        PayloadCache::default()
+            .place_checksum(&mut request, Some(&stream), &endpoint, &generic)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
+        assert_eq!(header(&request, SDK_CHECKSUM_ALGORITHM), Some("CRC32C"));
+
+        let mut refuses = generic;
+        refuses.signed_trailers = false;
+        let (_, mut request) = streamed_put("http://127.0.0.1:9000", 5);
+        let mut cache = PayloadCache::default();
+        cache
+            .place_checksum(&mut request, Some(&stream), &endpoint, &refuses)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), None);
+        assert_eq!(header(&request, SDK_CHECKSUM_ALGORITHM), None);
+        let payload = cache
+            .payload(&request.body, Some(&stream), &endpoint, &refuses)
+            .await
+            .unwrap();
+        assert_eq!(
+            payload,
+            Payload::Chunked {
+                signed: true,
+                trailer: None
+            }
+        );
+        // Over TLS its trailer is unsigned, which such a store takes.
+        let (endpoint, mut request) = streamed_put("https://s3.example.com", 5);
+        PayloadCache::default()
+            .place_checksum(&mut request, Some(&stream), &endpoint, &refuses)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
     }
 
     #[tokio::test]

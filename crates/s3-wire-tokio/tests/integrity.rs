@@ -1,6 +1,7 @@
 //! Integrity by default, against the scripted fault server over plain HTTP and over TLS:
-//! every default upload carries a CRC32 checksum (a header for bytes, an aws-chunked
-//! trailer for files and streams) whose value is checked here independently, every GetObject
+//! every default upload carries a CRC32 checksum (a header for bytes, and for files over plain
+//! HTTP, computed ahead with the SHA-256 the signature needs; an aws-chunked trailer for
+//! streams, and for files over TLS) whose value is checked here independently, every GetObject
 //! and HeadObject asks for the stored checksums, a body with one corrupted byte fails with a
 //! typed checksum error, and each opt-out (per request, per client, managed transfers) sends
 //! nothing of the kind.
@@ -153,11 +154,21 @@ async fn default_uploads_carry_a_crc32_and_a_corrupted_byte_is_detected_on_downl
                 [("x-amz-checksum-crc32".to_owned(), crc.clone())],
                 "{case}"
             );
-            match kind {
-                // Known before the body is sent: a header.
-                Kind::Bytes => assert_eq!(put.header("x-amz-trailer"), None, "{case}"),
+            assert_eq!(
+                put.header("x-amz-sdk-checksum-algorithm"),
+                Some("CRC32"),
+                "{case}"
+            );
+            match (kind, tls) {
+                // Known before the body is sent: a header. Over plain HTTP a file is read
+                // once ahead for its SHA-256 and its checksum together, and sent signed.
+                (Kind::Bytes, _) | (Kind::File, false) => {
+                    assert_eq!(put.header("x-amz-trailer"), None, "{case}");
+                    let payload = put.header("x-amz-content-sha256").unwrap();
+                    assert!(tls || payload.len() == 64, "{case}: {payload}");
+                }
                 // Computed while it streams: the trailer the chunked encoding announces.
-                Kind::File | Kind::Stream => assert_eq!(
+                (Kind::File, true) | (Kind::Stream, _) => assert_eq!(
                     put.header("x-amz-trailer"),
                     Some("x-amz-checksum-crc32"),
                     "{case}"

@@ -143,36 +143,61 @@ async fn a_store_that_takes_no_checksums_gets_none_and_another_gets_one_it_keeps
 }
 
 #[tokio::test]
-async fn a_file_goes_without_trailer_where_the_store_takes_none() {
+async fn a_file_checksum_goes_in_a_header_where_the_store_takes_no_trailer() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("object");
     let data = support::data(3000, 7);
     std::fs::write(&path, &data).unwrap();
+    let crc = support::base64(&crc32(&data).to_be_bytes());
+    let host = "files.example";
+    let send = |provider: Option<Provider>| {
+        let path = path.clone();
+        async move {
+            let server = FaultServer::start_tls([Reply::empty()], &[host]);
+            let builder = tls_client(&server, Some(&format!("https://{host}")), &[host]);
+            let builder = match provider {
+                Some(provider) => builder.provider(provider),
+                None => builder,
+            };
+            builder
+                .build()
+                .unwrap()
+                .put_object(put("k"), Body::from_file(&path).await.unwrap())
+                .await
+                .unwrap();
+            only(&server)
+        }
+    };
 
-    let server = FaultServer::start([Reply::empty()]);
-    client(&server, None)
-        .put_object(put("k"), Body::from_file(&path).await.unwrap())
-        .await
-        .unwrap();
-    let generic = only(&server);
+    // Over TLS a generic store gets the CRC32 as a trailer, computed as the file is sent.
+    let generic = send(None).await;
     assert_eq!(
         generic.header("x-amz-trailer"),
         Some("x-amz-checksum-crc32")
     );
     assert_eq!(generic.header("content-encoding"), Some("aws-chunked"));
 
-    // R2 documents no trailer: the file is sent as is, signed by its SHA-256.
+    // R2 documents no trailer: the file is read once ahead for the value, sent in a header.
+    let r2 = send(Some(Provider::CloudflareR2)).await;
+    assert_eq!(r2.header("x-amz-trailer"), None);
+    assert_eq!(r2.header("content-encoding"), None);
+    assert_eq!(r2.header("x-amz-checksum-crc32"), Some(crc.as_str()));
+    assert_eq!(r2.header("x-amz-content-sha256"), Some("UNSIGNED-PAYLOAD"));
+    assert_eq!(&r2.body[..], &data[..]);
+
+    // Over plain HTTP every store gets that header, computed in the same read as the
+    // SHA-256 the signature needs.
     let server = FaultServer::start([Reply::empty()]);
-    client(&server, Some(Provider::CloudflareR2))
+    client(&server, None)
         .put_object(put("k"), Body::from_file(&path).await.unwrap())
         .await
         .unwrap();
-    let r2 = only(&server);
-    assert_eq!(r2.header("x-amz-trailer"), None);
-    assert_eq!(r2.header("content-encoding"), None);
+    let plain = only(&server);
+    assert_eq!(plain.header("x-amz-trailer"), None);
+    assert_eq!(plain.header("x-amz-checksum-crc32"), Some(crc.as_str()));
     let digest: String = sha256(&data).iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(r2.header("x-amz-content-sha256"), Some(digest.as_str()));
-    assert_eq!(&r2.body[..], &data[..]);
+    assert_eq!(plain.header("x-amz-content-sha256"), Some(digest.as_str()));
+    assert_eq!(&plain.body[..], &data[..]);
 }
 
 #[tokio::test]
@@ -428,14 +453,15 @@ async fn a_managed_upload_uses_a_checksum_combination_the_store_accepts() {
     assert_eq!(create[0].header("x-amz-checksum-type"), Some("FULL_OBJECT"));
     let parts = multipart(&generic, fault_store::Op::UploadPart);
     assert_eq!(parts.len(), 3);
-    assert!(
-        parts
-            .iter()
-            .all(|p| p.header("x-amz-trailer") == Some("x-amz-checksum-crc32"))
-    );
+    for (part, bytes) in parts.iter().zip(data.chunks(5 << 20)) {
+        // Over plain HTTP: computed ahead with the SHA-256, in a header.
+        assert_eq!(part.header("x-amz-trailer"), None);
+        let expected = support::base64(&crc32(bytes).to_be_bytes());
+        assert_eq!(part.header("x-amz-checksum-crc32"), Some(expected.as_str()));
+    }
 
-    // R2 takes CRC32 only as a composite checksum and no trailer: CRC64NVME full-object,
-    // each part's value in a header (the part read once more for it).
+    // R2 takes CRC32 only as a composite checksum: CRC64NVME full-object, each part's value
+    // in a header.
     let r2 = managed_upload(
         Some(Provider::CloudflareR2.quirks()),
         path.clone().into(),

@@ -123,7 +123,7 @@ const LOCAL_S3_DEVIATIONS: &[(&str, &str)] = &[
     ),
     (
         "multipart-composite-checksum",
-        "no checksums for multipart objects: UploadPart, Complete and HEAD return none",
+        "no checksums for multipart objects: UploadPart, Complete and HEAD return none, and the managed download is NotVerified(StoreSentNone)",
     ),
     (
         "get-part-number",
@@ -154,10 +154,6 @@ const MOTO_DEVIATIONS: &[(&str, &str)] = &[
         "CopyObject ignores the destination's `If-None-Match: *`: the existing object is overwritten",
     ),
     (
-        "checksum-precomputed",
-        "a `x-amz-checksum-*` header without `x-amz-sdk-checksum-algorithm` is ignored: the object is stored without a checksum",
-    ),
-    (
         "checksum-wrong-value",
         "checksums are not verified: a wrong `x-amz-checksum-crc32` is accepted (200) and the object stored",
     ),
@@ -175,7 +171,7 @@ const MOTO_DEVIATIONS: &[(&str, &str)] = &[
     ),
     (
         "multipart-composite-checksum",
-        "CompleteMultipartUpload returns no checksum; HEAD in checksum mode returns the composite value without its `-N` suffix and without `x-amz-checksum-type` (UploadPart and GET are right)",
+        "CompleteMultipartUpload returns no checksum; HEAD in checksum mode returns the composite value without its `-N` suffix and without `x-amz-checksum-type` (UploadPart and GET are right); HEAD with `partNumber` answers with the part's own ETag, so the managed download's part probe (pinned by `If-Match`) gets 412: it reads by ranges, NotVerified(CompositeNotByParts)",
     ),
     (
         "get-part-number",
@@ -291,7 +287,7 @@ scenarios! {
     "copy-checksum-algorithm", "CopyObject with x-amz-checksum-algorithm" => copy_checksum_algorithm;
     "delete-objects", "DeleteObjects" => delete_objects;
     "checksums-each-algorithm", "PutObject, HeadObject, GetObject: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256" => checksums_each_algorithm;
-    "checksum-precomputed", "PutObject with a precomputed x-amz-checksum-crc32 (no x-amz-sdk-checksum-algorithm)" => checksum_precomputed;
+    "checksum-precomputed", "PutObject with a precomputed x-amz-checksum-crc32, managed single-request uploads (bytes, file): the checksum on HEAD" => checksum_precomputed;
     "checksum-wrong-value", "PutObject with a wrong x-amz-checksum-crc32" => checksum_wrong_value;
     "streaming-upload", "PutObject, aws-chunked one-shot stream, with and without a trailer" => streaming_upload;
     "file-upload-and-download", "PutObject from a file (range too), GetObject to a file" => file_upload_and_download;
@@ -306,7 +302,7 @@ scenarios! {
     "abort-multipart", "AbortMultipartUpload" => abort_multipart;
     "list-multipart-uploads", "ListMultipartUploads" => list_multipart_uploads;
     "multipart-full-object-checksum", "managed upload and download: full-object CRC32" => multipart_full_object_checksum;
-    "multipart-composite-checksum", "multipart CRC32C composite: UploadPart, Complete, HEAD, GET" => multipart_composite_checksum;
+    "multipart-composite-checksum", "multipart CRC32C composite: UploadPart, Complete, HEAD, GET, managed download" => multipart_composite_checksum;
     "get-part-number", "GetObject with partNumber" => get_part_number;
     "head-part-number", "HeadObject with partNumber" => head_part_number;
     "upload-part-copy", "UploadPartCopy" => upload_part_copy;
@@ -1203,6 +1199,10 @@ async fn checksums_each_algorithm(ctx: Ctx) {
     }
 }
 
+/// Every way a checksum known before sending goes up (precomputed on the request, a managed
+/// upload's single PutObject from bytes or from a file) names its algorithm in
+/// `x-amz-sdk-checksum-algorithm` as the AWS SDKs do, so that moto, which keeps no checksum
+/// without it, stores it too: HEAD in checksum mode returns it.
 async fn checksum_precomputed(ctx: Ctx) {
     ctx.create_bucket().await;
     let data = pattern(3000, 14);
@@ -1216,25 +1216,41 @@ async fn checksum_precomputed(ctx: Ctx) {
         )
         .await
         .unwrap();
-    let head = ctx
-        .client
-        .send(HeadObject::new(ctx.bucket(), object_key("known")).checksum_mode(true))
-        .await
-        .unwrap();
-    if ctx.deviates() {
-        assert!(put.checksums.values.is_empty(), "{:?}", put.checksums);
-        assert!(head.checksums.values.is_empty(), "{:?}", head.checksums);
-    } else {
-        assert_eq!(
-            put.checksums.get(ChecksumAlgorithm::Crc32),
-            Some(crc32.as_str())
-        );
-        assert_eq!(
-            head.checksums.get(ChecksumAlgorithm::Crc32),
-            Some(crc32.as_str())
+    assert_eq!(
+        put.checksums.get(ChecksumAlgorithm::Crc32),
+        Some(crc32.as_str())
+    );
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("source");
+    std::fs::write(&path, &data).unwrap();
+    for (key, source) in [
+        ("managed-bytes", UploadSource::bytes(data.clone())),
+        ("managed-file", UploadSource::file(&path)),
+    ] {
+        let stored = ctx
+            .client
+            .upload(ctx.bucket(), object_key(key), source)
+            .await
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert!(
+            matches!(&stored.verification, Verification::FullObject(c) if c.to_base64() == crc32),
+            "{key}: {:?}",
+            stored.verification
         );
     }
-    assert_eq!(ctx.get("known").await, data);
+    for key in ["known", "managed-bytes", "managed-file"] {
+        let head = ctx
+            .client
+            .send(HeadObject::new(ctx.bucket(), object_key(key)).checksum_mode(true))
+            .await
+            .unwrap();
+        assert_eq!(
+            head.checksums.get(ChecksumAlgorithm::Crc32),
+            Some(crc32.as_str()),
+            "{key}"
+        );
+        assert_eq!(ctx.get(key).await, data, "{key}");
+    }
 }
 
 async fn checksum_wrong_value(ctx: Ctx) {
@@ -1809,6 +1825,18 @@ async fn multipart_composite_checksum(ctx: Ctx) {
         .unwrap();
     let get_checksums = response.output.head.checksums.clone();
     assert_eq!(response.body.collect().await.unwrap(), data);
+    // A managed download in parallel: it checks the parts one by one where it can.
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("composite");
+    let downloaded = ctx
+        .client
+        .download(ctx.bucket(), object_key("composite"), path.as_path())
+        .part_size(5 * MIB as u64)
+        .single_request_limit(MIB as u64)
+        .await
+        .unwrap_or_else(|e| panic!("managed download: {e:?}"));
+    assert_eq!(std::fs::read(&path).unwrap(), data);
+    let downloaded = downloaded.verification;
     let part_sums: Vec<Checksum> = [&data[..sizes[0]], &data[sizes[0]..]]
         .iter()
         .map(|part| ChecksumAlgorithm::Crc32c.checksum(part))
@@ -1835,11 +1863,22 @@ async fn multipart_composite_checksum(ctx: Ctx) {
                 get_checksums.get(ChecksumAlgorithm::Crc32c),
                 Some(composite.as_str())
             );
+            assert_eq!(
+                downloaded,
+                Verification::PerPart {
+                    algorithm: ChecksumAlgorithm::Crc32c,
+                    parts: 2
+                }
+            );
         }
         Kind::LocalS3 => {
             assert_eq!(part_values, [None, None], "UploadPart checksums");
             assert_eq!(done.result.checksums.crc32c, None, "Complete");
             assert!(head.checksums.values.is_empty(), "{:?}", head.checksums);
+            assert_eq!(
+                downloaded,
+                Verification::NotVerified(NotVerified::StoreSentNone)
+            );
         }
         Kind::Moto => {
             let expected: Vec<Option<String>> =
@@ -1853,6 +1892,10 @@ async fn multipart_composite_checksum(ctx: Ctx) {
                 Some(composite.as_str())
             );
             assert_eq!(get_checksums.checksum_type, Some(ChecksumType::Composite));
+            assert_eq!(
+                downloaded,
+                Verification::NotVerified(NotVerified::CompositeNotByParts)
+            );
         }
     }
 }

@@ -507,9 +507,11 @@ impl Payload {
         let mut body = self.body.clone();
         let builder = match (&self.checksum, body.in_memory()) {
             (ChecksumChoice::Unchosen | ChecksumChoice::None, _) => builder,
-            // A known value needs no x-amz-sdk-checksum-algorithm (fewer headers for
-            // presigned uploads to repeat).
-            (ChecksumChoice::Precomputed(checksum), _) => builder.checksum_header(Some(checksum)),
+            // Named in x-amz-sdk-checksum-algorithm too, as the AWS SDKs send it: some
+            // stores (moto) keep no checksum they were not told the algorithm of.
+            (ChecksumChoice::Precomputed(checksum), _) => builder
+                .header("x-amz-sdk-checksum-algorithm", checksum.algorithm())
+                .checksum_header(Some(checksum)),
             (ChecksumChoice::Compute(algorithm), Some(bytes)) => builder
                 .header("x-amz-sdk-checksum-algorithm", algorithm)
                 .checksum_header(Some(&algorithm.checksum(bytes))),

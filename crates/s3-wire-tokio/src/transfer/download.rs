@@ -260,7 +260,9 @@ impl TempFile {
                 temporary.push(name);
                 temporary.push(format!(".s3w-{}-{attempt}.part", std::process::id()));
                 let path = directory.join(temporary);
+                // Readable too: a full-object hash (SHA) is checked by reading the file back.
                 match std::fs::OpenOptions::new()
+                    .read(true)
                     .write(true)
                     .create_new(true)
                     .open(&path)
@@ -449,8 +451,12 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
                 range_size = part_size;
                 mode = Mode::Parts(*algorithm);
             }
-            Ok(_) => {}
-            Err(error) => return Err(fail(error)),
+            // A probe is not data: whatever it answers (a 412 from a store that gives a
+            // part its own ETag, as moto does; no partNumber support), the download goes on
+            // by plain ranges, each pinned to the ETag, and the result says that the parts
+            // were not checked one by one (`CompositeNotByParts`). An object that did change
+            // fails on its first range.
+            Ok(_) | Err(_) => {}
         }
     }
     let download = DownloadOptions::builder()
@@ -517,8 +523,11 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         requests: 0,
         failure: None,
         cancelled: control.watch(),
+        written: 0,
+        last: None,
     };
     let result = driver.run(&mut sink).await;
+    let last = driver.last.take();
     let requests = driver.requests;
     let range_checksums = std::mem::take(&mut driver.range_checksums);
     let in_order = driver.in_order.take().map(s3_ops::Checksummer::finish);
@@ -539,22 +548,37 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         }
         Err(error) => Err(error),
     };
-    match (finished, file) {
-        (Ok(verification), Some(file)) => {
-            file.commit().await.map_err(fail)?;
-            Ok(output(head, size, requests, verification))
+    let finished = match (finished, file) {
+        (Ok(verification), Some(file)) => file.commit().await.map(|()| verification),
+        (Ok(verification), None) => match &mut sink {
+            Sink::Writer(writer) => writer
+                .flush()
+                .await
+                .map_err(Error::io)
+                .map(|()| verification),
+            Sink::File(_) => Ok(verification),
+        },
+        (Err(error), Some(file)) => {
+            file.discard().await;
+            Err(error)
         }
-        (Ok(verification), None) => {
-            if let Sink::Writer(writer) = &mut sink {
-                writer.flush().await.map_err(|e| fail(Error::io(e)))?;
+        (Err(error), None) => Err(error),
+    };
+    // The last range's bytes are committed with the verdict, so that a download that fails
+    // its final checks never shows all its bytes committed.
+    match finished {
+        Ok(verification) => {
+            if let Some((progress, len)) = last {
+                progress.commit(len);
             }
             Ok(output(head, size, requests, verification))
         }
-        (Err(error), Some(file)) => {
-            file.discard().await;
+        Err(error) => {
+            if let Some((progress, _)) = last {
+                progress.abandon();
+            }
             Err(fail(error))
         }
-        (Err(error), None) => Err(fail(error)),
     }
 }
 
@@ -607,7 +631,8 @@ fn announced(checksums: &s3_ops::checksum::ResponseChecksums) -> Option<Announce
 }
 
 /// The part size of a multipart object of `parts` parts if all but the last have one size
-/// (asked with a HEAD of part 1, pinned like the ranges); `None` if they do not.
+/// (asked with a HEAD of part 1, pinned like the ranges); `None` if they do not. An error
+/// means the probe cannot be trusted, not that the object changed.
 async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Option<u64>, Error> {
     let mut head = HeadObject::new(pinned.bucket.clone(), pinned.key.clone())
         .part_number(1)
@@ -618,7 +643,7 @@ async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Opt
     if let Some(key) = &pinned.sse_customer_key {
         head = head.sse_customer_key(key.clone());
     }
-    let part = pinned.client.head_object(head).await.map_err(changed)?;
+    let part = pinned.client.head_object(head).await?;
     let Some(first) = part.content_length.filter(|&len| len > 0) else {
         return Ok(None);
     };
@@ -883,9 +908,25 @@ struct Driver {
     failure: Option<Error>,
     /// The cancellation, for a write to the writer.
     cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// Ranges written to the file or the writer so far.
+    written: usize,
+    /// The last range written, not committed until the whole object checked out: `committed`
+    /// reaches the total only when the download succeeds.
+    last: Option<(Arc<PartProgress>, u64)>,
 }
 
 impl Driver {
+    /// A range of `len` bytes reached the destination: committed, unless it is the last one,
+    /// which waits for the object's verification ([`Driver::last`]).
+    fn written_range(&mut self, progress: &Arc<PartProgress>, len: u64) {
+        self.written += 1;
+        if self.written == self.scheduler.plan().range_count() {
+            self.last = Some((progress.clone(), len));
+        } else {
+            progress.commit(len);
+        }
+    }
+
     fn fail(&mut self, error: Error) {
         if self.failure.is_none() {
             self.failure = Some(error);
@@ -928,7 +969,7 @@ impl Driver {
                         .await
                     };
                     match written {
-                        Ok(()) => held.progress.commit(data.len() as u64),
+                        Ok(()) => self.written_range(&held.progress, data.len() as u64),
                         Err(error) => {
                             self.fail(error);
                             self.scheduler.handle_cancel();
@@ -1037,7 +1078,7 @@ impl Driver {
                     }),
                     // Written to the file: committed now.
                     None => {
-                        fetched.progress.commit(fetched.len);
+                        self.written_range(&fetched.progress, fetched.len);
                         None
                     }
                 };
@@ -1049,14 +1090,18 @@ impl Driver {
                 progress,
             }) => {
                 progress.abandon();
-                let ignored_part_number = matches!(self.mode, Mode::Parts(_))
+                let refused_part_number = matches!(self.mode, Mode::Parts(_))
                     && matches!(
                         error.kind(),
-                        ErrorKind::Transfer(TransferErrorKind::Inconsistent(_))
+                        ErrorKind::Transfer(
+                            TransferErrorKind::Inconsistent(_) | TransferErrorKind::ObjectChanged
+                        )
                     );
-                if ignored_part_number {
-                    // The store does not honour partNumber: fetch the same bytes by range
-                    // (the boundaries are the same); the parts can no longer be checked.
+                if refused_part_number {
+                    // The store does not honour partNumber (the whole object, or a 412 from a
+                    // part's own ETag): fetch the same bytes by range (the boundaries are the
+                    // same), pinned as before, so that only a changed object fails there; the
+                    // parts can no longer be checked.
                     self.mode = Mode::Ranges;
                     self.range_algorithm = None;
                     self.scheduler.handle_fetch_failed(index, true)

@@ -582,19 +582,18 @@ impl Driver {
             }
         };
         let algorithm = self.target.algorithm;
-        self.full_checksum = algorithm
-            .filter(|a| integrity::checksum_type(*a) == ChecksumType::FullObject)
-            .and_then(|_| {
-                integrity::combine(
-                    parts
-                        .iter()
-                        .filter_map(|part| part.receipt.checksum.as_ref().map(|c| (c, part.size))),
-                )
-            });
+        // Every part's checksum, or none (a copy's parts are checksummed by the store, which
+        // may send none): a value combined from some of the parts would be nobody's.
         let checksums: Option<Vec<Checksum>> = parts
             .iter()
             .map(|part| part.receipt.checksum.clone())
             .collect();
+        self.full_checksum = algorithm
+            .filter(|a| integrity::checksum_type(*a) == ChecksumType::FullObject)
+            .and(checksums.as_ref())
+            .and_then(|checksums| {
+                integrity::combine(checksums.iter().zip(parts.iter().map(|part| part.size)))
+            });
         self.composite = checksums.as_deref().and_then(Checksum::composite);
         let full_checksum = self.full_checksum.clone();
         let upload_id = self.upload_id();
@@ -723,6 +722,11 @@ impl Driver {
                             }
                             _ => Verification::NotVerified(NotVerified::StoreSentNone),
                         }
+                    }
+                    // Checksums were on, but the store sent none for the parts (a copy):
+                    // nothing to compare the object's value with.
+                    Some(_) if self.full_checksum.is_none() => {
+                        Verification::NotVerified(NotVerified::StoreSentNone)
                     }
                     Some(_) => {
                         verify_echo(self.full_checksum.as_ref(), completion.echoed.as_deref())
@@ -893,25 +897,16 @@ async fn upload_part(
         request = request.no_checksum();
     }
     let (body, computed) = match body {
+        // The client computes the checksum as it sends the part (a trailer), or ahead
+        // together with the SHA-256 over plain HTTP (a header): either way one read.
         PartBody::File(file, range) => {
-            let len = range.end - range.start;
-            let trailers = target.client.provider_quirks().trailing_checksums;
-            let computed = match algorithm {
-                // Checksummed as it is read: the aws-chunked trailer.
-                Some(algorithm) if trailers => {
-                    request = request.checksum_algorithm(algorithm);
-                    None
-                }
-                // The store takes no trailer: one more read of the part for a header value.
-                Some(algorithm) => {
-                    let checksum =
-                        checksum_of_file(file.clone(), range.start, len, algorithm).await?;
-                    request = request.checksum(checksum.clone());
-                    Some(checksum)
-                }
-                None => None,
-            };
-            (Body::file_region(file, range.start, len), computed)
+            if let Some(algorithm) = algorithm {
+                request = request.checksum_algorithm(algorithm);
+            }
+            (
+                Body::file_region(file, range.start, range.end - range.start),
+                None,
+            )
         }
         PartBody::Bytes(bytes) => {
             let checksum = algorithm.map(|a| a.checksum(&bytes));
@@ -933,11 +928,13 @@ async fn upload_part(
     let checksum = match algorithm {
         None => None,
         Some(algorithm) => {
-            let ours = computed.or_else(|| progress.trailer()).ok_or_else(|| {
-                inconsistent(format!(
-                    "part {number} was sent without its {algorithm} checksum"
-                ))
-            })?;
+            let ours = computed
+                .or_else(|| progress.sent_checksum())
+                .ok_or_else(|| {
+                    inconsistent(format!(
+                        "part {number} was sent without its {algorithm} checksum"
+                    ))
+                })?;
             if let Some(theirs) = output.checksums.get(algorithm)
                 && theirs != ours.to_base64()
             {
@@ -951,36 +948,6 @@ async fn upload_part(
         }
     };
     Ok(Receipt { etag, checksum })
-}
-
-/// The `algorithm` checksum of `len` bytes of `file` from `offset`, read by position on a
-/// blocking thread (for stores that take no aws-chunked trailer).
-async fn checksum_of_file(
-    file: Arc<std::fs::File>,
-    offset: u64,
-    len: u64,
-    algorithm: ChecksumAlgorithm,
-) -> Result<Checksum, Error> {
-    tokio::task::spawn_blocking(move || {
-        let mut checksummer = s3_ops::Checksummer::new(algorithm);
-        let mut position = offset;
-        while position < offset + len {
-            let want = (offset + len - position).min(1024 * 1024) as usize;
-            let chunk = crate::body::read_at(&file, position, want)?;
-            if chunk.is_empty() {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "file shrank while checksumming a part",
-                ));
-            }
-            checksummer.update(&chunk);
-            position += chunk.len() as u64;
-        }
-        Ok(checksummer.finish())
-    })
-    .await
-    .map_err(|e| Error::request_body(format!("checksum task failed: {e}")))?
-    .map_err(|e| Error::request_body("reading the file to checksum a part failed").with_source(e))
 }
 
 /// UploadPartCopy of `range` of the source (pinned by the caller's `If-Match`): the store

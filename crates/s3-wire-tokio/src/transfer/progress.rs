@@ -16,7 +16,9 @@ use s3_ops::Checksum;
 /// A snapshot of a transfer's progress.
 ///
 /// `committed` never decreases and never exceeds `total`; it equals `total` exactly when the
-/// transfer succeeded. `in_flight` counts bytes sent (or received) for parts that are not yet
+/// transfer succeeded. A download commits each range once it is written to its destination,
+/// and the last one only with the verdict on the whole object: one that fails its final
+/// checks ends below `total` (a writer may still have received every byte). `in_flight` counts bytes sent (or received) for parts that are not yet
 /// acknowledged (or not yet written); a part that fails and is retried gives its bytes back
 /// before it starts again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,14 +116,15 @@ impl fmt::Debug for ProgressState {
     }
 }
 
-/// One part's share of the progress, and the checksum its upload body computed as it went
-/// (the aws-chunked trailer of a part read from a file).
+/// One part's share of the progress, and the checksum its upload body was sent with when
+/// the client computed it (a part read from a file: an aws-chunked trailer computed as it
+/// went, or a header computed ahead).
 #[derive(Debug)]
 pub(crate) struct PartProgress {
     progress: Arc<ProgressState>,
     /// Bytes the current attempt moved.
     moved: AtomicU64,
-    trailer: Mutex<Option<Checksum>>,
+    sent_checksum: Mutex<Option<Checksum>>,
 }
 
 impl PartProgress {
@@ -129,7 +132,7 @@ impl PartProgress {
         Arc::new(Self {
             progress,
             moved: AtomicU64::new(0),
-            trailer: Mutex::new(None),
+            sent_checksum: Mutex::new(None),
         })
     }
 
@@ -159,14 +162,14 @@ impl PartProgress {
         self.attempt_started();
     }
 
-    /// Records the checksum the upload body computed for the payload it sent.
-    pub(crate) fn set_trailer(&self, checksum: Checksum) {
-        *self.trailer.lock().unwrap_or_else(|e| e.into_inner()) = Some(checksum);
+    /// Records the checksum the client computed for the payload sent.
+    pub(crate) fn set_sent_checksum(&self, checksum: Checksum) {
+        *self.sent_checksum.lock().unwrap_or_else(|e| e.into_inner()) = Some(checksum);
     }
 
-    /// The checksum the last attempt's body computed, if it computed one.
-    pub(crate) fn trailer(&self) -> Option<Checksum> {
-        self.trailer
+    /// The checksum the client computed for the last attempt's payload, if it computed one.
+    pub(crate) fn sent_checksum(&self) -> Option<Checksum> {
+        self.sent_checksum
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()

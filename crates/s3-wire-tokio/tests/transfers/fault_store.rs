@@ -49,6 +49,12 @@
 //! headers are stored and echoed; an SSE-C object must be read with the same key MD5), and
 //! ListObjects v1 is not implemented.
 //!
+//! # Real stores' deviations
+//!
+//! [`StoreQuirks`] (all off by default, [`FaultStore::set_quirks`]) makes the store behave as
+//! real ones were observed to (docs/compatibility.md): the regression tests of those
+//! deviations need a store that has them, and only the one under test.
+//!
 //! # Faults
 //!
 //! [`FaultPlan`] decides per request, reproducibly: the decision is a hash of the plan's seed,
@@ -290,6 +296,19 @@ impl FaultPlan {
     }
 }
 
+/// Deviations of real stores the fault store can imitate; see the module docs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreQuirks {
+    /// Garage 2.5.0: a signed aws-chunked body with a trailer
+    /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`) is refused with `400 InvalidRequest:
+    /// Invalid payload signature` (Garage signs the trailer with the wrong string-to-sign).
+    pub refuse_signed_trailers: bool,
+    /// moto 5.2.5: a HEAD with `partNumber` answers with the part's own ETag (the MD5 of its
+    /// bytes), and evaluates `If-Match` against that, so a part probe pinned to the object's
+    /// ETag gets `412 PreconditionFailed`.
+    pub part_etag_on_head: bool,
+}
+
 /// Attributes stored with an object (or given to an upload).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObjectAttributes {
@@ -455,6 +474,7 @@ struct State {
     signature_failures: u64,
     next_request: u64,
     endpoint: String,
+    quirks: StoreQuirks,
 }
 
 impl State {
@@ -529,6 +549,7 @@ impl FaultStore {
             signature_failures: 0,
             next_request: 0,
             endpoint: format!("http://{addr}"),
+            quirks: StoreQuirks::default(),
         }));
         let server_state = Arc::clone(&state);
         let thread = ServerThread::start("fault-store", listener, move |stream, socket| {
@@ -579,6 +600,11 @@ impl FaultStore {
         lock(&self.state).min_part_size = bytes;
     }
 
+    /// Makes the store deviate from S3 as real stores do (see [`StoreQuirks`]).
+    pub fn set_quirks(&self, quirks: StoreQuirks) {
+        lock(&self.state).quirks = quirks;
+    }
+
     /// Replaces the fault plan and restarts the per-identity occurrence counts.
     pub fn set_faults(&self, plan: FaultPlan) {
         let mut state = lock(&self.state);
@@ -624,6 +650,20 @@ impl FaultStore {
         };
         lock(&self.state).put(bucket, key, object.clone());
         object
+    }
+
+    /// Flips one bit of the stored bytes of `key` at `offset`, keeping its ETag and checksums:
+    /// corruption at rest, which only a checksum can reveal.
+    pub fn corrupt(&self, bucket: &str, key: &str, offset: usize) {
+        let mut state = lock(&self.state);
+        let object = state
+            .buckets
+            .get_mut(bucket)
+            .and_then(|objects| objects.get_mut(key))
+            .expect("the object to corrupt");
+        let mut data = object.data.to_vec();
+        data[offset] ^= 0x01;
+        object.data = Bytes::from(data);
     }
 
     /// Stores a multipart object directly, cut into `part_sizes` (which must add up to the
@@ -1042,7 +1082,7 @@ async fn handle(
     let target = Target::parse(&parts.method, &path, &raw_query, &parts.headers);
     let identity = identity_of(&parts.method, &path, &raw_query, &parts.headers);
     let head = parts.method == Method::HEAD;
-    let (request_id, occurrence, fault) = {
+    let (request_id, occurrence, fault, quirks) = {
         let mut state = lock(state);
         state.next_request += 1;
         let request_id = format!("FSREQ{:08}", state.next_request);
@@ -1051,7 +1091,7 @@ async fn handle(
         *count += 1;
         *state.request_counts.entry(target.op).or_default() += 1;
         let fault = state.plan.decide(target.op, &identity, occurrence);
-        (request_id, occurrence, fault)
+        (request_id, occurrence, fault, state.quirks)
     };
     let mut record = RequestRecord {
         method: parts.method.clone(),
@@ -1151,6 +1191,18 @@ async fn handle(
             checksum: checksummer.map(Checksummer::finish),
         }),
         Err(refused) => Err(refused),
+    };
+    let verified = match verified {
+        Ok(_)
+            if quirks.refuse_signed_trailers
+                && content_sha256 == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER" =>
+        {
+            Err((
+                Answer::error(400, "InvalidRequest", "Invalid payload signature"),
+                false,
+            ))
+        }
+        verified => verified,
     };
     let payload = match verified {
         Ok(payload) => payload,
@@ -1825,8 +1877,18 @@ fn get_object(state: &mut State, ctx: &Ctx<'_>, head: bool) -> Outcome {
         .object(ctx.bucket(), ctx.key())
         .ok_or_else(|| no_such_key(ctx.key()))?;
     sse_customer_check(ctx.headers, object, "x-amz-")?;
-    read_conditions(ctx.headers, object, "")?;
     let len = object.data.len() as u64;
+    let part_etag = part_etag_on_head(state.quirks, head, ctx, object);
+    match &part_etag {
+        Some(etag) => {
+            let part = StoredObject {
+                etag: etag.clone(),
+                ..object.clone()
+            };
+            read_conditions(ctx.headers, &part, "")?;
+        }
+        None => read_conditions(ctx.headers, object, "")?,
+    }
     let range_header = ctx.header("range");
     let part_number = match ctx.target.q("partNumber") {
         None => None,
@@ -1920,12 +1982,34 @@ fn get_object(state: &mut State, ctx: &Ctx<'_>, head: bool) -> Outcome {
     answer = answer
         .headers(object_headers(object, ctx))
         .headers(checksum);
+    if let Some(etag) = part_etag {
+        answer.headers.retain(|(name, _)| name != "etag");
+        answer = answer.header("etag", etag);
+    }
     if head {
         answer.head_length = Some(data.len() as u64);
     } else {
         answer.body = data;
     }
     Ok(answer)
+}
+
+/// The ETag moto gives a HEAD of one part of a multipart object (the part's own, see
+/// [`StoreQuirks::part_etag_on_head`]), when the quirk is on and the request is one.
+fn part_etag_on_head(
+    quirks: StoreQuirks,
+    head: bool,
+    ctx: &Ctx<'_>,
+    object: &StoredObject,
+) -> Option<String> {
+    let number: usize = ctx.target.q("partNumber")?.parse().ok()?;
+    let parts = object.parts.as_ref()?;
+    if !(quirks.part_etag_on_head && head) || number == 0 || number > parts.len() {
+        return None;
+    }
+    let first: u64 = parts[..number - 1].iter().map(|p| p.size).sum();
+    let end = first + parts[number - 1].size;
+    Some(quoted_md5(&object.data[first as usize..end as usize]))
 }
 
 fn invalid_part_number(parts: usize) -> Answer {

@@ -581,6 +581,72 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
     );
 }
 
+/// A download whose bytes arrive whole but fail the object's checksum (a bit flipped at
+/// rest, found only when the range CRCs are combined or the whole object hashed at the end)
+/// never reports all its bytes committed: the last range is committed with the verdict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_that_fails_its_final_check_never_commits_every_byte() {
+    let store = store();
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 4, 21);
+    let parts = [PART; 4];
+    store.insert_multipart_object(
+        BUCKET,
+        "full-crc",
+        bytes.clone(),
+        &parts,
+        Some((ChecksumAlgorithm::Crc32c, ChecksumType::FullObject)),
+    );
+    store.insert_object(
+        BUCKET,
+        "sha",
+        bytes.clone(),
+        Some(ChecksumAlgorithm::Sha256),
+    );
+    let directory = tempfile::tempdir().unwrap();
+    for name in ["full-crc", "sha"] {
+        store.corrupt(BUCKET, name, (PART * 3 + 7) as usize);
+        for to_file in [true, false] {
+            let case = format!("{name}, to a file: {to_file}");
+            let observed = Arc::new(Mutex::new(Observed::default()));
+            let path = directory.path().join(name);
+            let download = |destination: s3_wire_tokio::Destination| {
+                client
+                    .download(bucket(), key(name), destination)
+                    .part_size(PART)
+                    .single_request_limit(PART)
+                    .on_progress(watch(&observed))
+                    .start()
+            };
+            let (handle, collected) = if to_file {
+                (download(path.as_path().into()), None)
+            } else {
+                let (writer, collected) = collecting_writer(1 << 20);
+                (download(writer), Some(collected))
+            };
+            let error = handle.await.expect_err(&case);
+            assert!(
+                matches!(
+                    error.kind(),
+                    ErrorKind::Operation(s3_wire_tokio::s3_ops::Error::ChecksumMismatch { .. })
+                ),
+                "{case}: {error:?}"
+            );
+            if let Some(collected) = collected {
+                assert_eq!(collected.await.unwrap().len(), bytes.len(), "{case}");
+            }
+            let seen = observed.lock().unwrap();
+            assert!(seen.violations.is_empty(), "{case}: {:?}", seen.violations);
+            assert!(
+                seen.last.committed < bytes.len() as u64,
+                "{case}: {:?}",
+                seen.last
+            );
+            assert_eq!(seen.last.in_flight, 0, "{case}: {:?}", seen.last);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn composite_objects_are_verified_part_by_part_and_full_object_ones_by_combined_crcs() {
     let store = store();

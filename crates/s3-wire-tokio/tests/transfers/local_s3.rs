@@ -18,7 +18,7 @@ use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectAttributes, ObjectKey};
-use s3_wire_tokio::{Client, UploadSource, Verification};
+use s3_wire_tokio::{Client, NotVerified, UploadSource, Verification};
 
 /// s3s-fs enforces S3's 5 MiB minimum part size (`EntityTooSmall`), so the boundaries
 /// here are at 5 MiB; the fault store tests them with small parts.
@@ -244,6 +244,13 @@ async fn copies_below_and_above_the_single_request_limit_keep_bytes_and_metadata
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(copied.size, len);
         assert_eq!(copied.parts.is_some(), single_request_limit == 0, "{name}");
+        // Checksums were on; s3s-fs keeps none for a copy (whole or by parts): the store
+        // sent none, which is not the same as turned off.
+        assert_eq!(
+            copied.verification,
+            Verification::NotVerified(NotVerified::StoreSentNone),
+            "{name}"
+        );
         assert_eq!(
             sha256(&stored(&local.client, name).await),
             sha256(&bytes),

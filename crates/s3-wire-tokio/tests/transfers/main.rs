@@ -8,7 +8,9 @@
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
 //! - `access_modes.rs`: anonymous, Requester Pays, access points, S3 Express, FIPS /
-//!   dual-stack / acceleration hosts, through a TLS gateway in front of the fault store.
+//!   dual-stack / acceleration hosts, through a TLS gateway in front of the fault store;
+//! - `store_quirks.rs`: real stores' deviations, imitated by the fault store, and what the
+//!   client does about each.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -21,3 +23,4 @@ mod fault_store_selftest;
 mod faults;
 mod local_s3;
 mod recovery;
+mod store_quirks;

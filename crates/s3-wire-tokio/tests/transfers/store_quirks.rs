@@ -1,0 +1,192 @@
+//! What real S3-compatible stores get wrong, and what the client does about it: each
+//! deviation imitated by the fault store ([`StoreQuirks`]), so that the test fails exactly when
+//! the client stops coping with it.
+
+use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
+use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey, Provider};
+use s3_wire_tokio::{Body, NotVerified, UploadSource, Verification};
+
+use crate::fault_store::{FaultStore, Op, StoreQuirks};
+use crate::helpers::part_limits;
+use crate::support::{data, one_shot, sha256};
+
+const PART: u64 = 16 * 1024;
+const BUCKET: &str = "quirks";
+
+fn bucket() -> BucketName {
+    BucketName::new(BUCKET).unwrap()
+}
+
+fn key(name: &str) -> ObjectKey {
+    ObjectKey::new(name).unwrap()
+}
+
+/// Garage 2.5.0 refuses signed aws-chunked trailers. Over plain HTTP a managed upload of a
+/// file sends each part signed by its SHA-256 with its CRC32 in a header, computed ahead in
+/// one pass, and so does a bare `put_object` of a file: both are stored. A one-shot stream is
+/// the one body still sent with a signed trailer; a profile that says the store refuses them
+/// sends it in signed chunks without the trailer.
+#[tokio::test]
+async fn a_store_that_refuses_signed_trailers_takes_uploads_from_files_and_streams() {
+    let store = FaultStore::start_with_min_part_size(PART);
+    store.set_quirks(StoreQuirks {
+        refuse_signed_trailers: true,
+        ..StoreQuirks::default()
+    });
+    let client = store.client_builder().build().unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    let bytes = data(PART * 3 + 100, 7);
+    let path = directory.path().join("source.bin");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let stored = client
+        .upload(bucket(), key("managed"), UploadSource::file(&path))
+        .part_size(PART)
+        .single_request_limit(PART)
+        .part_limits(part_limits(PART))
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(stored.parts, Some(4));
+    let crc = ChecksumAlgorithm::Crc32.checksum(&bytes);
+    assert_eq!(stored.verification, Verification::FullObject(crc));
+    assert_eq!(
+        sha256(&store.object(BUCKET, "managed").unwrap().data),
+        sha256(&bytes)
+    );
+    client
+        .put_object(
+            PutObject::new(bucket(), key("bare")),
+            Body::from_file(&path).await.unwrap(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        sha256(&store.object(BUCKET, "bare").unwrap().data),
+        sha256(&bytes)
+    );
+    let uploads: Vec<_> = store
+        .requests()
+        .into_iter()
+        .filter(|r| matches!(r.operation, Op::UploadPart | Op::PutObject))
+        .collect();
+    assert_eq!(uploads.len(), 5, "{uploads:?}");
+    for upload in &uploads {
+        let payload = upload.header("x-amz-content-sha256").unwrap();
+        assert!(
+            payload.len() == 64 && upload.header("content-encoding").is_none(),
+            "hashed ahead, not aws-chunked: {upload:?}"
+        );
+        assert!(
+            upload.header("x-amz-checksum-crc32").is_some(),
+            "{upload:?}"
+        );
+        assert_eq!(upload.header("x-amz-sdk-checksum-algorithm"), Some("CRC32"));
+        assert_eq!(upload.status, Some(200), "{upload:?}");
+    }
+
+    // A one-shot stream: the default profile sends its signed trailer, which this store
+    // refuses as Garage does...
+    let stream = || one_shot(&bytes, 10_000);
+    let refused = client
+        .put_object(PutObject::new(bucket(), key("stream")), stream())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.service_error().map(|e| e.code.as_str()),
+        Some("InvalidRequest"),
+        "{refused:?}"
+    );
+    // ...and a profile that knows it sends signed chunks without the trailer.
+    let mut quirks = Provider::Generic.quirks();
+    quirks.signed_trailers = false;
+    let careful = store
+        .client_builder()
+        .provider_quirks(quirks)
+        .build()
+        .unwrap();
+    careful
+        .put_object(PutObject::new(bucket(), key("stream")), stream())
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let sent = store.requests().pop().unwrap();
+    assert_eq!(
+        sent.header("x-amz-content-sha256"),
+        Some("STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+    );
+    assert_eq!(sent.header("x-amz-sdk-checksum-algorithm"), None);
+    assert_eq!(
+        sha256(&store.object(BUCKET, "stream").unwrap().data),
+        sha256(&bytes)
+    );
+    assert_eq!(store.signature_failures(), 0);
+}
+
+/// moto answers a HEAD of one part with that part's own ETag, so the part-size probe of a
+/// composite object, pinned by `If-Match` to the object's ETag, gets 412. A probe is not
+/// data: the download goes on by ranges (each pinned to the object's ETag), stores exactly
+/// the object, and says its parts were not checked one by one. It failed with
+/// `ObjectChanged` before.
+#[tokio::test]
+async fn a_part_probe_refused_by_a_part_etag_falls_back_to_ranges() {
+    let store = FaultStore::start_with_min_part_size(PART);
+    store.set_quirks(StoreQuirks {
+        part_etag_on_head: true,
+        ..StoreQuirks::default()
+    });
+    let bytes = data(PART * 3 + 500, 11);
+    let sizes = [PART, PART, PART, 500];
+    store.insert_multipart_object(
+        BUCKET,
+        "composite",
+        bytes.clone(),
+        &sizes,
+        Some((ChecksumAlgorithm::Crc32, ChecksumType::Composite)),
+    );
+    let client = store.client_builder().build().unwrap();
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("composite");
+    let got = client
+        .download(bucket(), key("composite"), path.as_path())
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(sha256(&std::fs::read(&path).unwrap()), sha256(&bytes));
+    assert_eq!(
+        got.verification,
+        Verification::NotVerified(NotVerified::CompositeNotByParts)
+    );
+    let requests = store.requests();
+    let probe: Vec<_> = requests
+        .iter()
+        .filter(|r| r.operation == Op::HeadObject)
+        .collect();
+    assert_eq!(probe.len(), 1, "{requests:?}");
+    assert_eq!(probe[0].status, Some(412), "the probe was refused");
+    let ranges = requests
+        .iter()
+        .filter(|r| r.operation == Op::GetObject && r.header("range").is_some())
+        .count();
+    assert_eq!(ranges, 3, "ranges 2 to 4 after the first answer");
+    assert!(
+        requests
+            .iter()
+            .filter(|r| r.operation == Op::GetObject)
+            .all(|r| !r.query.contains("partNumber")),
+        "{requests:?}"
+    );
+
+    // A writer gets the same.
+    let (writer, collected) = crate::helpers::collecting_writer(64 * 1024);
+    let got = client
+        .download(bucket(), key("composite"), writer)
+        .part_size(PART)
+        .single_request_limit(PART)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(sha256(&collected.await.unwrap()), sha256(&bytes));
+    assert_eq!(
+        got.verification,
+        Verification::NotVerified(NotVerified::CompositeNotByParts)
+    );
+}
