@@ -52,6 +52,9 @@ use crate::request::{Body, OperationRequest};
 pub enum Provider {
     /// Amazon S3.
     Aws,
+    /// Amazon S3 Express One Zone directory buckets (`<name>--<zone>--x-s3`): the client
+    /// applies this profile to every request to one, whatever the client's own.
+    S3Express,
     /// MinIO (AIStor).
     Minio,
     /// Ceph Object Gateway (RADOS Gateway).
@@ -76,8 +79,9 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider.
-    pub const ALL: [Provider; 11] = [
+    pub const ALL: [Provider; 12] = [
         Provider::Aws,
+        Provider::S3Express,
         Provider::Minio,
         Provider::CephRgw,
         Provider::CloudflareR2,
@@ -94,6 +98,7 @@ impl Provider {
     pub fn name(self) -> &'static str {
         match self {
             Provider::Aws => "Amazon S3",
+            Provider::S3Express => "Amazon S3 Express One Zone",
             Provider::Minio => "MinIO",
             Provider::CephRgw => "Ceph RGW",
             Provider::CloudflareR2 => "Cloudflare R2",
@@ -190,6 +195,16 @@ impl Provider {
         match self {
             Provider::Aws => ProviderQuirks {
                 region: RegionNaming::Aws,
+                ..s3
+            },
+            // "Differences for directory buckets" and its checksum guidance: CRC32, CRC32C,
+            // SHA-1 and SHA-256 (no MD5, which s3-ops already leaves out for these buckets);
+            // full-object checksums are CRCs.
+            Provider::S3Express => ProviderQuirks {
+                region: RegionNaming::Aws,
+                checksums: &[Crc32, Crc32c, Sha1, Sha256],
+                full_object_checksums: &[Crc32, Crc32c],
+                composite_checksums: &[Crc32, Crc32c, Sha1, Sha256],
                 ..s3
             },
             Provider::Generic => s3,

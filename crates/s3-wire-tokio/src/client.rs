@@ -82,6 +82,8 @@ pub(crate) struct Inner {
     pub(crate) integrity: IntegrityDefaults,
     /// The store's profile: every request is adapted to it before signing.
     pub(crate) quirks: ProviderQuirks,
+    /// The profile of requests to S3 Express One Zone directory buckets.
+    express_quirks: ProviderQuirks,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -172,6 +174,7 @@ impl Client {
                 bandwidth,
                 integrity,
                 quirks,
+                express_quirks: s3_ops::Provider::S3Express.quirks(),
             }),
         })
     }
@@ -489,13 +492,18 @@ impl Client {
                 .apply(&mut encoded)
                 .map_err(|e| Attempted::failed(e.into()))?;
         }
+        // A directory bucket is S3 Express, whatever store the client is configured for.
+        let quirks = if encoded.signing().service() == "s3express" {
+            &inner.express_quirks
+        } else {
+            &inner.quirks
+        };
         payload_cache
-            .place_checksum(&mut encoded, upload, endpoint, &inner.quirks)
+            .place_checksum(&mut encoded, upload, endpoint, quirks)
             .await
             .map_err(Attempted::failed)?;
         // What the store rejects is changed or refused here, before anything is signed.
-        inner
-            .quirks
+        quirks
             .adapt_request(&mut encoded)
             .map_err(|e| Attempted::failed(e.into()))?;
         let signing = encoded.signing().clone();
@@ -506,7 +514,7 @@ impl Client {
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
-            .payload(&encoded.body, upload, endpoint, &inner.quirks)
+            .payload(&encoded.body, upload, endpoint, quirks)
             .await
             .map_err(Attempted::failed)?;
         let activity = Activity::new();

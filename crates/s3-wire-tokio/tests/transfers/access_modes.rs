@@ -483,6 +483,20 @@ async fn s3_express_creates_one_session_per_bucket_and_signs_zonal_requests_with
         );
         assert!(request.header("x-amz-security-token").is_none());
     }
+    // The S3 Express profile applies to the directory bucket whatever the client's: a
+    // checksum it does not take (CRC64NVME) becomes one it does.
+    gateway.clear_seen();
+    client
+        .put_object(
+            PutObject::new(bucket(DIRECTORY).unwrap(), key("dir/crc").unwrap())
+                .checksum_algorithm(s3_wire_tokio::s3_ops::ChecksumAlgorithm::Crc64Nvme),
+            s3_wire_tokio::Body::from_bytes(Bytes::from_static(b"express")),
+        )
+        .await
+        .unwrap();
+    let put = &gateway.seen()[0];
+    assert!(put.header("x-amz-checksum-crc32").is_some(), "{put:?}");
+    assert!(put.header("x-amz-checksum-crc64nvme").is_none(), "{put:?}");
     // HeadBucket is authorized by IAM; ListDirectoryBuckets goes to the control endpoint.
     gateway.clear_seen();
     client
