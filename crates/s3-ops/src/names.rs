@@ -32,11 +32,20 @@ pub struct BucketName {
 /// a signature needs (no copies).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Kind {
-    GeneralPurpose { dns_compatible: bool },
+    GeneralPurpose {
+        dns_compatible: bool,
+    },
     AccessPointAlias,
-    Directory { zone: Span },
-    AccessPoint { object_lambda: bool, arn: ArnSpans },
-    MultiRegion { alias_start: usize },
+    Directory {
+        zone: Span,
+    },
+    AccessPoint {
+        object_lambda: bool,
+        arn: Box<ArnSpans>,
+    },
+    MultiRegion {
+        alias_start: usize,
+    },
 }
 
 type Span = (usize, usize);
@@ -310,12 +319,12 @@ fn classify_arn(arn: &str) -> Result<Kind, &'static str> {
     }
     Ok(Kind::AccessPoint {
         object_lambda,
-        arn: ArnSpans {
+        arn: Box::new(ArnSpans {
             partition: span(p_at, partition),
             region: span(r_at, region),
             account: span(a_at, account),
             name: span(res_at + resource.len() - name.len(), name),
-        },
+        }),
     })
 }
 

@@ -24,13 +24,14 @@ use crate::config::{ClientBuilder, Timeouts, TransferSettings};
 use crate::credentials::CredentialsProvider;
 use crate::credentials::express::ExpressSessions;
 use crate::error::{Error, ErrorKind, TimeoutKind};
+use crate::hooks::{Counted, Direction, Recorder, RequestHook};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
 use crate::sign::{PayloadCache, Signer};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
-use crate::transport::{self, TransportConfig};
+use crate::transport::{self, Transport};
 
 /// An async S3 client.
 ///
@@ -60,6 +61,9 @@ pub struct Client {
 
 pub(crate) struct Inner {
     http: reqwest::Client,
+    /// Whether `http` is the caller's own (`ClientBuilder::http_client`): its redirects
+    /// are caught after the fact.
+    given_http: bool,
     pub(crate) endpoint: Endpoint,
     /// `None`: anonymous, nothing is signed.
     pub(crate) credentials: Option<Arc<dyn CredentialsProvider>>,
@@ -80,6 +84,8 @@ pub(crate) struct Inner {
     pub(crate) bandwidth: Option<(Arc<Bandwidth>, Arc<Bandwidth>)>,
     /// What uploads carry and downloads verify by default.
     pub(crate) integrity: IntegrityDefaults,
+    /// Told about every attempt (`ClientBuilder::request_hook`).
+    hook: Option<Arc<dyn RequestHook>>,
     /// The store's profile: every request is adapted to it before signing.
     pub(crate) quirks: ProviderQuirks,
     /// The profile of requests to S3 Express One Zone directory buckets.
@@ -131,7 +137,7 @@ impl Client {
     pub(crate) fn from_parts(
         endpoint: Endpoint,
         credentials: Option<Arc<dyn CredentialsProvider>>,
-        transport: TransportConfig,
+        transport: Transport,
         timeouts: Timeouts,
         retry: RetryConfig,
         transfers: TransferSettings,
@@ -139,8 +145,13 @@ impl Client {
         quirks: ProviderQuirks,
         extras: RequestExtras,
         express_session_mode: SessionMode,
+        hook: Option<Arc<dyn RequestHook>>,
     ) -> Result<Self, Error> {
-        let http = transport::build(&transport)?;
+        let given_http = matches!(transport, Transport::Given(_));
+        let http = match transport {
+            Transport::Build(config) => transport::build(&config)?,
+            Transport::Given(client) => client,
+        };
         let options = transfers.options;
         let memory = transfers.memory.unwrap_or_else(|| {
             options
@@ -160,6 +171,7 @@ impl Client {
             extras: None,
             inner: Arc::new(Inner {
                 http,
+                given_http,
                 endpoint,
                 credentials,
                 extras,
@@ -175,6 +187,7 @@ impl Client {
                 integrity,
                 quirks,
                 express_quirks: s3_ops::Provider::S3Express.quirks(),
+                hook,
             }),
         })
     }
@@ -352,7 +365,19 @@ impl Client {
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
             let attempt_started = Instant::now();
             let mut sent = trace::Sent::default();
-            let attempt = self.attempt(op, target, upload, &mut payload_cache, deadline, &mut sent);
+            let recorder = inner
+                .hook
+                .as_ref()
+                .map(|hook| Recorder::start(hook, op.name(), attempts, attempt_started));
+            let attempt = self.attempt(
+                op,
+                target,
+                upload,
+                &mut payload_cache,
+                deadline,
+                &mut sent,
+                recorder.as_ref(),
+            );
             let result = match deadline {
                 Some((at, limit)) => match tokio::time::timeout_at(at, attempt).await {
                     Ok(result) => result,
@@ -378,6 +403,9 @@ impl Client {
                 Err(Attempted { error, retry_after }) => (error, retry_after),
             };
             sent.finished(attempts, attempt_started, Some(&error));
+            if let Some(recorder) = &recorder {
+                recorder.finish(Some(error.kind()));
+            }
             error.set_attempts(attempts);
             outcome_unknown |= is_ambiguous(&error)
                 || matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_)));
@@ -473,6 +501,7 @@ impl Client {
 
     /// One attempt: build, sign and send the request; return the response head
     /// with its unread body, or decode the error response.
+    #[allow(clippy::too_many_arguments)]
     async fn attempt<O: Operation>(
         &self,
         op: &O,
@@ -481,6 +510,7 @@ impl Client {
         payload_cache: &mut PayloadCache,
         deadline: Option<(Instant, Duration)>,
         sent: &mut trace::Sent,
+        recorder: Option<&Arc<Recorder>>,
     ) -> Result<RawResponse, Attempted> {
         let inner = &self.inner;
         let mut encoded = op
@@ -544,6 +574,13 @@ impl Client {
             None => body,
         };
         sent.record(&parts);
+        let body = match recorder {
+            Some(recorder) => {
+                recorder.request(&parts);
+                reqwest::Body::wrap(Counted::new(body, recorder.clone(), Direction::Sent))
+            }
+            None => body,
+        };
         let paid_by_requester = parts.headers.contains_key("x-amz-request-payer");
         let signed_path = parts.uri.path().to_owned();
         let request = http::Request::from_parts(parts, body);
@@ -553,6 +590,11 @@ impl Client {
             )
         })?;
 
+        let requested_url = if inner.given_http {
+            request.url().as_str().to_owned()
+        } else {
+            String::new()
+        };
         if request.url().path() != signed_path {
             // The URL parser resolves `.` and `..` segments (also as `%2E`):
             // the request would reach another object than the key names.
@@ -596,6 +638,20 @@ impl Client {
             }
         };
 
+        if inner.given_http && response.url().as_str() != requested_url {
+            // The caller's HTTP client followed a redirect: the signed request went to
+            // another URL than the one signed for.
+            return Err(Attempted::failed(
+                Error::new(ErrorKind::Transport(
+                    crate::error::TransportErrorKind::Protocol,
+                ))
+                .with_source(format!(
+                    "the HTTP client given to ClientBuilder::http_client followed a redirect \
+                         to {}; build it with reqwest::redirect::Policy::none()",
+                    response.url().host_str().unwrap_or("another host")
+                )),
+            ));
+        }
         let response: http::Response<reqwest::Body> = response.into();
         let (head, body) = response.into_parts();
         sent.answered(&head);
@@ -607,6 +663,13 @@ impl Client {
         let bodiless = is_head
             || head.status == StatusCode::NO_CONTENT
             || head.status == StatusCode::NOT_MODIFIED;
+        let body = match recorder {
+            Some(recorder) => {
+                recorder.answered(&head, bodiless);
+                reqwest::Body::wrap(Counted::new(body, recorder.clone(), Direction::Received))
+            }
+            None => body,
+        };
         let content_length = if bodiless {
             Some(0)
         } else {

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,13 +13,14 @@ use s3_ops::{
 };
 
 use crate::client::Client;
+use crate::credentials::HttpSettings;
 use crate::credentials::{
     CredentialsProvider, DefaultChain, Env, ImdsClient, ProcessEnv, SharedConfig,
 };
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
 use crate::transfer::TransferOptions;
-use crate::transport::TransportConfig;
+use crate::transport::{ProxySettings, Transport, TransportConfig};
 
 /// The region used when none is configured anywhere (as the AWS CLI does for
 /// S3-compatible endpoints).
@@ -68,7 +70,21 @@ pub struct ClientBuilder {
     pool_idle_timeout: Duration,
     pool_max_idle_per_host: usize,
     user_agent: String,
-    extra_roots: Vec<Vec<u8>>,
+    /// Root certificates trusted besides (or instead of) the platform's.
+    roots: Vec<RootSource>,
+    /// The CA bundle of `AWS_CA_BUNDLE` or the profile's `ca_bundle` (an explicit
+    /// [`ClientBuilder::ca_bundle`] replaces it), with where it was named.
+    env_ca_bundle: Option<(PathBuf, String)>,
+    platform_roots: bool,
+    accept_invalid_certificates: bool,
+    /// The client certificate chain and key, PEM.
+    identity: Option<(Vec<u8>, Vec<u8>)>,
+    proxy: ProxySettings,
+    /// What was wrong with the proxy URL, reported by `build`.
+    proxy_error: Option<String>,
+    /// A caller's own HTTP client, used as it is.
+    http_client: Option<reqwest::Client>,
+    hook: Option<Arc<dyn crate::RequestHook>>,
     resolve_overrides: Vec<(String, SocketAddr)>,
     transfers: TransferSettings,
     integrity: IntegrityDefaults,
@@ -91,6 +107,17 @@ struct EndpointVariants {
     dual_stack: Option<bool>,
     accelerate: Option<bool>,
     use_arn_region: Option<bool>,
+}
+
+/// A root certificate (or bundle of them) to trust.
+#[derive(Clone, Debug)]
+enum RootSource {
+    /// One DER certificate.
+    Der(Vec<u8>),
+    /// A PEM bundle given as bytes.
+    Pem(Vec<u8>),
+    /// A PEM bundle file, read when the client is built, and the setting that named it.
+    File(PathBuf, Option<String>),
 }
 
 /// How a client's managed transfers run: their default options, the memory they may hold
@@ -117,7 +144,15 @@ impl Default for ClientBuilder {
             pool_idle_timeout: Duration::from_secs(60),
             pool_max_idle_per_host: 64,
             user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
-            extra_roots: Vec::new(),
+            roots: Vec::new(),
+            env_ca_bundle: None,
+            platform_roots: true,
+            accept_invalid_certificates: false,
+            identity: None,
+            proxy: ProxySettings::default(),
+            proxy_error: None,
+            http_client: None,
+            hook: None,
             resolve_overrides: Vec::new(),
             transfers: TransferSettings {
                 options: TransferOptions::default(),
@@ -168,6 +203,14 @@ impl ClientBuilder {
                         builder.endpoint_url = endpoint;
                     }
                     Err(error) => builder.env_error = Some(credentials_error(error)),
+                }
+                match shared.ca_bundle() {
+                    Ok(bundle) => builder.env_ca_bundle = bundle,
+                    Err(error) => {
+                        builder
+                            .env_error
+                            .get_or_insert(Error::config(error.to_string()));
+                    }
                 }
                 match shared.endpoint_settings() {
                     Ok(settings) => {
@@ -364,11 +407,123 @@ impl ClientBuilder {
     }
 
     /// Trusts `der` (a DER-encoded X.509 certificate, e.g. a private CA of an
-    /// on-premises S3 service) in addition to the platform's root
-    /// certificates. PEM files hold base64 DER between the `BEGIN`/`END`
-    /// lines.
+    /// on-premises S3 service) in addition to the platform's root certificates.
     pub fn add_root_certificate_der(mut self, der: impl Into<Vec<u8>>) -> Self {
-        self.extra_roots.push(der.into());
+        self.roots.push(RootSource::Der(der.into()));
+        self
+    }
+
+    /// Trusts every certificate of the PEM bundle `pem` (what TLS-inspecting proxies and
+    /// private CAs ship), in addition to the platform's roots. A bundle with no certificate,
+    /// or that is not PEM, fails [`ClientBuilder::build`] with the reason.
+    pub fn add_root_certificates_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.roots.push(RootSource::Pem(pem.into()));
+        self
+    }
+
+    /// Trusts every certificate of the PEM bundle file at `path`, read when the client is
+    /// built (an unreadable file, or one with no certificate, fails `build` naming the
+    /// file). Replaces the bundle `from_env` found in `AWS_CA_BUNDLE` or the profile's
+    /// `ca_bundle` (the AWS CLI's precedence: `--ca-bundle`, then `AWS_CA_BUNDLE`, then the
+    /// profile).
+    pub fn ca_bundle(mut self, path: impl Into<PathBuf>) -> Self {
+        self.env_ca_bundle = None;
+        self.roots.push(RootSource::File(path.into(), None));
+        self
+    }
+
+    /// Whether the platform's root certificates are trusted (default: yes). Off, only the
+    /// certificates given to this builder are: for air-gapped sites and private CAs that
+    /// must be the only ones trusted.
+    pub fn platform_roots(mut self, enabled: bool) -> Self {
+        self.platform_roots = enabled;
+        self
+    }
+
+    /// **Dangerous**: accepts any server certificate, so anyone between the client and the
+    /// endpoint can read and change every request, credentials-derived signatures and data
+    /// included. For a test rig with a throwaway certificate only; trust its CA instead
+    /// ([`ClientBuilder::ca_bundle`]) wherever possible. (`s3w --no-verify-ssl`.)
+    pub fn danger_accept_invalid_certificates(mut self, enabled: bool) -> Self {
+        self.accept_invalid_certificates = enabled;
+        self
+    }
+
+    /// A client certificate for mutual TLS, to the store and to proxies that ask for one:
+    /// `cert_chain` the PEM certificate chain (leaf first), `key` its PEM private key
+    /// (PKCS#8, or RSA / EC keys in their own formats). Checked when the client is built.
+    pub fn identity_pem(mut self, cert_chain: impl Into<Vec<u8>>, key: impl Into<Vec<u8>>) -> Self {
+        self.identity = Some((cert_chain.into(), key.into()));
+        self
+    }
+
+    /// Sends every request (S3, STS, SSO; never instance metadata or the container
+    /// endpoint) through the proxy at `url`: `http://host:port`, or `https://host:port` for
+    /// a TLS connection to the proxy itself (whose certificate must then be trusted, see
+    /// [`ClientBuilder::ca_bundle`]). Credentials may be in the URL (`http://user:pass@host`)
+    /// or given with [`ClientBuilder::proxy_credentials`]; they are never shown by `Debug`,
+    /// errors or logs. HTTPS requests go through a `CONNECT` tunnel, verified for the S3
+    /// host. Replaces the proxy variables (`HTTP_PROXY`, ...); a loopback endpoint is still
+    /// called directly.
+    pub fn proxy(mut self, url: &str) -> Self {
+        self.proxy_error = None;
+        match parse_proxy_url(url) {
+            Ok((url, credentials)) => {
+                self.proxy.url = Some(url);
+                if credentials.is_some() {
+                    self.proxy.credentials = credentials;
+                }
+            }
+            Err(reason) => self.proxy_error = Some(reason),
+        }
+        self
+    }
+
+    /// Basic credentials for the proxy (see [`ClientBuilder::proxy`]).
+    pub fn proxy_credentials(
+        mut self,
+        user: impl Into<String>,
+        password: impl Into<String>,
+    ) -> Self {
+        self.proxy.credentials = Some((user.into(), password.into()));
+        self
+    }
+
+    /// Hosts that bypass the proxy of [`ClientBuilder::proxy`], in the syntax of `NO_PROXY`:
+    /// comma-separated host names (`example.com` also matches its subdomains), IP addresses
+    /// and CIDR ranges, `*` for all.
+    pub fn no_proxy(mut self, hosts: impl Into<String>) -> Self {
+        self.proxy.no_proxy = Some(hosts.into());
+        self
+    }
+
+    /// Calls `hook` once for every attempt of every request (see [`crate::RequestHook`]):
+    /// operation, attempt number, method, host, status or error kind, request id, bytes
+    /// sent and received, memory-budget wait, time to first byte and duration. Without a hook
+    /// nothing is recorded.
+    pub fn request_hook(mut self, hook: impl crate::RequestHook) -> Self {
+        self.hook = Some(Arc::new(hook));
+        self
+    }
+
+    /// Sends requests to the store with `client`, a `reqwest::Client` the caller built (its
+    /// own DNS resolver, connector, TLS, proxies, pool, telemetry). The caller then owns what
+    /// that client does: TLS verification and roots, proxies, the connect timeout, the
+    /// connection pool and HTTP versions; build it with `redirect::Policy::none()` (a
+    /// redirect the client follows fails the request: signed headers must not reach another
+    /// host). s3-wire still does everything above the transport: signing, checksums and
+    /// their verification, retries with backoff and their budget, stall detection and
+    /// operation deadlines, region redirects, the memory budget of transfers. The builder's
+    /// own transport settings (CA bundles, client certificate, proxy, `resolve`, HTTP/2)
+    /// cannot be combined with it: `build` refuses them. Credential sources that call AWS
+    /// (STS, SSO) keep their own client with the default settings.
+    ///
+    /// It must be a client of the reqwest this crate uses ([`crate::reqwest`]). That reqwest
+    /// has rustls without a default crypto provider: install one
+    /// (`rustls::crypto::ring::default_provider().install_default()`) or give the client a
+    /// TLS configuration of your own before building it.
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http_client = Some(client);
         self
     }
 
@@ -576,15 +731,82 @@ impl ClientBuilder {
                 endpoint.host()
             )));
         }
-        let transport = TransportConfig {
-            connect_timeout: self.timeouts.connect,
-            pool_idle_timeout: self.pool_idle_timeout,
-            pool_max_idle_per_host: self.pool_max_idle_per_host,
-            http2: self.http2,
-            user_agent: self.user_agent,
-            extra_roots: self.extra_roots,
-            resolve_overrides: self.resolve_overrides,
-            bypass_proxies: loopback || !self.proxy_from_env,
+        if let Some(reason) = self.proxy_error {
+            return Err(Error::config(reason));
+        }
+        let mut roots = self.roots;
+        if let Some((path, origin)) = self.env_ca_bundle {
+            roots.push(RootSource::File(path, Some(origin)));
+        }
+        let identity = self
+            .identity
+            .map(|(chain, key)| crate::tls::identity(&chain, &key))
+            .transpose()?;
+        let tls = Arc::new(crate::transport::TlsSettings {
+            extra_roots: roots
+                .iter()
+                .map(read_roots)
+                .collect::<Result<Vec<_>, _>>()?
+                .concat(),
+            platform_roots: self.platform_roots,
+            accept_invalid: self.accept_invalid_certificates,
+            identity,
+        });
+        let proxy = ProxySettings {
+            from_env: self.proxy_from_env,
+            ..self.proxy
+        };
+        if let Some(provider) = &credentials {
+            // STS, SSO and the container endpoint go through the same proxy and trust.
+            provider.use_http_settings(&HttpSettings {
+                tls: tls.clone(),
+                proxy: proxy.clone(),
+            });
+        }
+        let transport = match self.http_client {
+            Some(client) => {
+                let mut conflicting = Vec::new();
+                for (set, name) in [
+                    (
+                        !roots.is_empty()
+                            || !self.platform_roots
+                            || self.accept_invalid_certificates,
+                        "root certificates",
+                    ),
+                    (tls.identity.is_some(), "a client certificate"),
+                    (
+                        proxy.url.is_some()
+                            || proxy.credentials.is_some()
+                            || proxy.no_proxy.is_some(),
+                        "a proxy",
+                    ),
+                    (!self.resolve_overrides.is_empty(), "resolve"),
+                    (self.http2, "HTTP/2"),
+                ] {
+                    if set {
+                        conflicting.push(name);
+                    }
+                }
+                if !conflicting.is_empty() {
+                    return Err(Error::config(format!(
+                        "http_client takes the caller's own HTTP client, so {} must be set on \
+                         that client, not on this builder",
+                        conflicting.join(", ")
+                    )));
+                }
+                Transport::Given(client)
+            }
+            None => Transport::Build(TransportConfig {
+                connect_timeout: self.timeouts.connect,
+                pool_idle_timeout: self.pool_idle_timeout,
+                pool_max_idle_per_host: self.pool_max_idle_per_host,
+                http2: self.http2,
+                user_agent: self.user_agent,
+                tls,
+                resolve_overrides: self.resolve_overrides,
+                proxy,
+                bypass_proxies: loopback,
+            }),
         };
         if self
             .transfers
@@ -608,6 +830,7 @@ impl ClientBuilder {
             quirks,
             self.extras,
             self.express_session_mode,
+            self.hook,
         )
     }
 }
@@ -623,11 +846,88 @@ impl fmt::Debug for ClientBuilder {
             .field("extras", &self.extras)
             .field("allow_http", &self.allow_http)
             .field("proxy_from_env", &self.proxy_from_env)
+            .field("proxy", &self.proxy)
+            .field("platform_roots", &self.platform_roots)
+            .field(
+                "accept_invalid_certificates",
+                &self.accept_invalid_certificates,
+            )
             .field("http2", &self.http2)
             .field("timeouts", &self.timeouts)
             .field("retry", &self.retry)
             .finish_non_exhaustive()
     }
+}
+
+/// The certificates of one root source (a file is read here, and named in any error).
+fn read_roots(
+    source: &RootSource,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, Error> {
+    match source {
+        RootSource::Der(der) => Ok(vec![rustls::pki_types::CertificateDer::from(der.clone())]),
+        RootSource::Pem(pem) => {
+            crate::tls::certificates(pem, "the PEM bundle given to add_root_certificates_pem")
+        }
+        RootSource::File(path, setting) => {
+            let origin = match setting {
+                Some(setting) => format!("the CA bundle {} (from {setting})", path.display()),
+                None => format!("the CA bundle {}", path.display()),
+            };
+            let pem = std::fs::read(path)
+                .map_err(|e| Error::config(format!("{origin} cannot be read: {e}")))?;
+            crate::tls::certificates(&pem, &origin)
+        }
+    }
+}
+
+/// A proxy URL without its credentials, and the credentials (percent-decoded), or why the
+/// URL cannot be used (never quoting the credentials).
+fn parse_proxy_url(url: &str) -> Result<(String, Option<(String, String)>), String> {
+    let mut parsed = reqwest::Url::parse(url).map_err(|e| {
+        format!("the proxy URL is not a URL ({e}): give http://host:port or https://host:port")
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(format!(
+            "the proxy URL must be http://host:port or https://host:port, not a {} URL",
+            parsed.scheme()
+        ));
+    }
+    let decode = |text: &str| {
+        let mut out = Vec::with_capacity(text.len());
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let escaped = (bytes[i] == b'%')
+                .then(|| {
+                    text.get(i + 1..i + 3)
+                        .and_then(|h| u8::from_str_radix(h, 16).ok())
+                })
+                .flatten();
+            match escaped {
+                Some(byte) => {
+                    out.push(byte);
+                    i += 3;
+                }
+                None => {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let credentials = (!parsed.username().is_empty()).then(|| {
+        (
+            decode(parsed.username()),
+            decode(parsed.password().unwrap_or_default()),
+        )
+    });
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    Ok((
+        parsed.as_str().trim_end_matches('/').to_owned(),
+        credentials,
+    ))
 }
 
 fn credentials_error(error: crate::credentials::Error) -> Error {

@@ -71,6 +71,7 @@ pub use cache::{CacheSettings, CachingProvider, Clock, SystemClock};
 pub use chain::DefaultChain;
 pub use container::ContainerProvider;
 pub use error::{Error, Origin, ParseErrorKind, SourceErrorKind};
+pub use http::HttpSettings;
 pub use imds::{ImdsClient, ImdsProvider};
 pub use process::ProcessProvider;
 pub use profile_chain::ProfileProvider;
@@ -111,6 +112,14 @@ pub trait CredentialsProvider: fmt::Debug + Send + Sync {
     /// and retries once. The default does nothing.
     fn invalidate(&self, rejected: &Credentials) {
         let _ = rejected;
+    }
+
+    /// The client that signs with this provider uses `settings` (its CA bundle, client
+    /// certificate and proxy): a provider that calls AWS itself (STS, SSO, the container
+    /// endpoint) should use them too. Called once by
+    /// [`ClientBuilder::build`](crate::ClientBuilder::build); the default does nothing.
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        let _ = settings;
     }
 }
 
@@ -156,17 +165,30 @@ pub type FetchFuture<'a> =
 pub trait ExpiringSource: fmt::Debug + Send + Sync {
     /// Fetches new credentials.
     fn fetch(&self) -> FetchFuture<'_>;
+
+    /// See [`CredentialsProvider::use_http_settings`] (a [`CachingProvider`] passes it on).
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        let _ = settings;
+    }
 }
 
 impl<S: ExpiringSource + ?Sized> ExpiringSource for Arc<S> {
     fn fetch(&self) -> FetchFuture<'_> {
         (**self).fetch()
     }
+
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        (**self).use_http_settings(settings);
+    }
 }
 
 impl<S: ExpiringSource + ?Sized> ExpiringSource for Box<S> {
     fn fetch(&self) -> FetchFuture<'_> {
         (**self).fetch()
+    }
+
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        (**self).use_http_settings(settings);
     }
 }
 
@@ -185,6 +207,10 @@ impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Arc<P> {
     fn invalidate(&self, rejected: &Credentials) {
         (**self).invalidate(rejected);
     }
+
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        (**self).use_http_settings(settings);
+    }
 }
 
 impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Box<P> {
@@ -194,6 +220,10 @@ impl<P: CredentialsProvider + ?Sized> CredentialsProvider for Box<P> {
 
     fn invalidate(&self, rejected: &Credentials) {
         (**self).invalidate(rejected);
+    }
+
+    fn use_http_settings(&self, settings: &HttpSettings) {
+        (**self).use_http_settings(settings);
     }
 }
 
@@ -788,6 +818,7 @@ pub struct SharedConfig {
     env_use_fips: Option<String>,
     env_use_dual_stack: Option<String>,
     env_use_arn_region: Option<String>,
+    env_ca_bundle: Option<String>,
 }
 
 /// The S3 endpoint settings of the environment and the profile (see
@@ -826,6 +857,7 @@ impl SharedConfig {
             env_use_fips: env_var(env, "AWS_USE_FIPS_ENDPOINT"),
             env_use_dual_stack: env_var(env, "AWS_USE_DUALSTACK_ENDPOINT"),
             env_use_arn_region: env_var(env, "AWS_S3_USE_ARN_REGION"),
+            env_ca_bundle: env_var(env, "AWS_CA_BUNDLE"),
         })
     }
 
@@ -940,6 +972,21 @@ impl SharedConfig {
 }
 
 impl SharedConfig {
+    /// The CA bundle to trust, as the AWS CLI finds it: `AWS_CA_BUNDLE`, else the profile's
+    /// `ca_bundle`; with where it was named (for messages).
+    pub fn ca_bundle(&self) -> Result<Option<(PathBuf, String)>, Error> {
+        if let Some(path) = &self.env_ca_bundle {
+            return Ok(Some((PathBuf::from(path), "AWS_CA_BUNDLE".to_owned())));
+        }
+        Ok(self.profile()?.and_then(|profile| {
+            let path = profile.get("ca_bundle").filter(|p| !p.is_empty())?;
+            Some((
+                PathBuf::from(path),
+                format!("ca_bundle of profile {:?}", profile.name()),
+            ))
+        }))
+    }
+
     /// FIPS, dual-stack, Transfer Acceleration, addressing style and `use_arn_region`, as
     /// the AWS CLI reads them: an environment variable wins over the profile; the profile's
     /// `s3` section holds the S3-only ones. A value that is not `true` / `false` (or a known

@@ -145,12 +145,14 @@ pub mod credentials;
 mod error;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+mod hooks;
 mod object_body;
 mod ops;
 mod paginate;
 mod retry;
 mod sign;
 mod stall;
+mod tls;
 mod trace;
 pub mod transfer;
 mod transport;
@@ -162,6 +164,7 @@ pub use config::{ClientBuilder, DEFAULT_REGION, Timeouts};
 pub use error::{
     Cleanup, Error, ErrorKind, TimeoutKind, TransferErrorKind, TransferFailure, TransportErrorKind,
 };
+pub use hooks::{AttemptRecord, RequestHook};
 pub use object_body::{ObjectBody, ObjectReader};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
@@ -169,6 +172,9 @@ pub use retry::RetryConfig;
 pub use transfer::{Destination, Progress, TransferHandle, TransferOptions, UploadSource};
 pub use verification::{NotVerified, Verification};
 
+/// The HTTP client this crate sends with: build a client of your own with it for
+/// [`ClientBuilder::http_client`].
+pub use reqwest;
 /// The planner (`s3-multipart-plan`): part limits and sizing of managed transfers.
 pub use s3_multipart_plan;
 /// The operation codecs (`s3-ops`): typed requests and outputs.

@@ -1,13 +1,24 @@
 //! The HTTP transport: one `reqwest` client (one connection pool) per
-//! [`Client`](crate::Client), TLS by rustls with the `ring` provider and the
-//! platform's root certificates.
+//! [`Client`](crate::Client), TLS by rustls with the `ring` provider, the platform's root
+//! certificates and what the builder adds (CA bundles, a client certificate), and the
+//! proxy the builder or the environment names.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
 use crate::body::BodyError;
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
+
+/// Where a client's HTTP client comes from.
+pub(crate) enum Transport {
+    /// Built here from the configuration.
+    Build(TransportConfig),
+    /// The caller's own (`ClientBuilder::http_client`).
+    Given(reqwest::Client),
+}
 
 /// Transport settings taken from the client configuration.
 #[derive(Clone, Debug)]
@@ -17,25 +28,152 @@ pub(crate) struct TransportConfig {
     pub(crate) pool_max_idle_per_host: usize,
     pub(crate) http2: bool,
     pub(crate) user_agent: String,
-    /// DER certificates trusted in addition to the platform's roots.
-    pub(crate) extra_roots: Vec<Vec<u8>>,
+    /// What TLS trusts and presents.
+    pub(crate) tls: Arc<TlsSettings>,
     /// Host names connected to a fixed address instead of being resolved.
     pub(crate) resolve_overrides: Vec<(String, SocketAddr)>,
-    /// Ignore the proxy variables (`HTTP_PROXY`, ...): set for loopback endpoints,
-    /// which a proxy (on another machine) cannot reach, and on request.
+    /// Which proxy requests go through.
+    pub(crate) proxy: ProxySettings,
+    /// Never through a proxy: set for loopback endpoints, which a proxy (on another
+    /// machine) cannot reach, and for the instance metadata and container endpoints.
     pub(crate) bypass_proxies: bool,
 }
 
-/// The rustls configuration: the `ring` provider and the platform's root
-/// certificates (plus `extra_roots`). Loading the platform's roots costs
-/// milliseconds, so the verifier without extra roots is built once per process.
-fn tls_config(http2: bool, extra_roots: &[Vec<u8>]) -> Result<rustls::ClientConfig, Error> {
+/// What a client's TLS trusts and presents (shared with its credential sources).
+#[derive(Clone, Default)]
+pub(crate) struct TlsSettings {
+    /// Trusted besides (or, without `platform_roots`, instead of) the platform's roots.
+    pub(crate) extra_roots: Vec<CertificateDer<'static>>,
+    /// Whether the platform's roots are trusted (default: yes).
+    pub(crate) platform_roots: bool,
+    /// Accept any server certificate (`ClientBuilder::danger_accept_invalid_certificates`).
+    pub(crate) accept_invalid: bool,
+    /// The client certificate chain and key for servers that ask for one (mTLS).
+    pub(crate) identity: Option<(Vec<CertificateDer<'static>>, Arc<PrivateKeyDer<'static>>)>,
+}
+
+impl TlsSettings {
+    /// The platform's roots and nothing else.
+    pub(crate) fn platform() -> Self {
+        Self {
+            platform_roots: true,
+            ..Self::default()
+        }
+    }
+
+    fn is_platform_only(&self) -> bool {
+        self.platform_roots && self.extra_roots.is_empty() && !self.accept_invalid
+    }
+}
+
+impl std::fmt::Debug for TlsSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsSettings")
+            .field("extra_roots", &self.extra_roots.len())
+            .field("platform_roots", &self.platform_roots)
+            .field("accept_invalid", &self.accept_invalid)
+            .field(
+                "identity",
+                &self.identity.as_ref().map(|_| "<certificate and key>"),
+            )
+            .finish()
+    }
+}
+
+/// Which proxy requests go through: an explicit one, the environment's, or none.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct ProxySettings {
+    /// `http://host:port` or `https://host:port`, without credentials.
+    pub(crate) url: Option<String>,
+    /// Basic credentials for the proxy.
+    pub(crate) credentials: Option<(String, String)>,
+    /// Hosts that bypass the explicit proxy (`NO_PROXY` syntax).
+    pub(crate) no_proxy: Option<String>,
+    /// Without an explicit proxy: whether `HTTP_PROXY` and the like are used.
+    pub(crate) from_env: bool,
+}
+
+impl std::fmt::Debug for ProxySettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProxySettings")
+            .field("url", &self.url)
+            .field(
+                "credentials",
+                &self
+                    .credentials
+                    .as_ref()
+                    .map(|(user, _)| (user, "<redacted>")),
+            )
+            .field("no_proxy", &self.no_proxy)
+            .field("from_env", &self.from_env)
+            .finish()
+    }
+}
+
+/// Accepts every server certificate: what `danger_accept_invalid_certificates` asks for.
+/// Signatures of the handshake are still checked (the connection is encrypted), but not who
+/// is at the other end.
+#[derive(Debug)]
+struct AcceptAnyCertificate(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// The rustls configuration: the `ring` provider; the platform's root certificates (plus
+/// extra roots), only the given roots, or (asked for by name) none; a client certificate if
+/// one is set. Loading the platform's roots costs milliseconds, so the verifier without
+/// extra roots is built once per process.
+fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Error> {
     static VERIFIER: OnceLock<Result<Arc<rustls_platform_verifier::Verifier>, String>> =
         OnceLock::new();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let roots_error =
         |e: String| Error::config(format!("loading the platform's root certificates: {e}"));
-    let verifier = if extra_roots.is_empty() {
+    let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> = if tls.accept_invalid {
+        Arc::new(AcceptAnyCertificate(provider.clone()))
+    } else if tls.is_platform_only() {
         VERIFIER
             .get_or_init(|| {
                 rustls_platform_verifier::Verifier::new(provider.clone())
@@ -44,21 +182,51 @@ fn tls_config(http2: bool, extra_roots: &[Vec<u8>]) -> Result<rustls::ClientConf
             })
             .clone()
             .map_err(roots_error)?
-    } else {
-        let extra = extra_roots
-            .iter()
-            .map(|der| rustls::pki_types::CertificateDer::from(der.clone()));
+    } else if tls.platform_roots {
         Arc::new(
-            rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())
-                .map_err(|e| roots_error(e.to_string()))?,
+            rustls_platform_verifier::Verifier::new_with_extra_roots(
+                tls.extra_roots.iter().cloned(),
+                provider.clone(),
+            )
+            .map_err(|e| roots_error(e.to_string()))?,
         )
+    } else {
+        if tls.extra_roots.is_empty() {
+            return Err(Error::config(
+                "the platform's root certificates are turned off and no other root \
+                 certificate is given: no server could be trusted (add a CA bundle)",
+            ));
+        }
+        let mut roots = rustls::RootCertStore::empty();
+        for root in &tls.extra_roots {
+            roots.add(root.clone()).map_err(|e| {
+                Error::config(format!(
+                    "a root certificate cannot be used as a trust anchor: {e}"
+                ))
+            })?;
+        }
+        rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider.clone(),
+        )
+        .build()
+        .map_err(|e| Error::config(format!("TLS setup: {e}")))?
     };
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::config(format!("TLS setup: {e}")))?
         .dangerous()
-        .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(verifier);
+    let mut config = match &tls.identity {
+        None => builder.with_no_client_auth(),
+        Some((chain, key)) => builder
+            .with_client_auth_cert(chain.clone(), key.clone_key())
+            .map_err(|e| {
+                Error::config(format!(
+                    "the client certificate and key cannot be used together: {e}"
+                ))
+            })?,
+    };
     config.alpn_protocols = if http2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {
@@ -75,7 +243,7 @@ const MAX_RESPONSE_HEADERS: usize = 1024;
 
 pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> {
     let builder = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls_config(config.http2, &config.extra_roots)?)
+        .tls_backend_preconfigured(tls_config(config.http2, &config.tls)?)
         .connect_timeout(config.connect_timeout)
         .pool_idle_timeout(config.pool_idle_timeout)
         .pool_max_idle_per_host(config.pool_max_idle_per_host)
@@ -91,10 +259,23 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
         .fold(builder, |builder, (host, addr)| {
             builder.resolve(host, *addr)
         });
-    let builder = if config.bypass_proxies {
-        builder.no_proxy()
-    } else {
-        builder
+    let proxy = &config.proxy;
+    let builder = match &proxy.url {
+        _ if config.bypass_proxies => builder.no_proxy(),
+        Some(url) => {
+            let mut explicit = reqwest::Proxy::all(url.as_str())
+                .map_err(|e| Error::config(format!("proxy {url}: {e}")))?;
+            if let Some((user, password)) = &proxy.credentials {
+                explicit = explicit.basic_auth(user, password);
+            }
+            if let Some(list) = &proxy.no_proxy {
+                explicit = explicit.no_proxy(reqwest::NoProxy::from_string(list));
+            }
+            // An explicit proxy replaces the environment's.
+            builder.proxy(explicit)
+        }
+        None if proxy.from_env => builder,
+        None => builder.no_proxy(),
     };
     let builder = if config.http2 {
         builder

@@ -8,13 +8,12 @@
 
 mod support;
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 
 use s3_wire_tokio::Client;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
+use support::connect_proxy::{ConnectProxy, ProxyOptions};
 use support::fault::{FaultServer, Reply};
 use support::sigv4;
 
@@ -145,7 +144,7 @@ async fn https_through_a_proxy_is_a_connect_tunnel_verified_for_the_s3_host() {
         return tunnel_child(&certificate).await;
     }
     let origin = FaultServer::start_tls([Reply::ok("through the tunnel")], &[TUNNELLED_HOST]);
-    let (proxy, targets) = start_connect_proxy(origin.addr());
+    let proxy = ConnectProxy::start(origin.addr(), ProxyOptions::default());
     let directory = tempfile::tempdir().unwrap();
     let certificate = directory.path().join("origin.der");
     std::fs::write(&certificate, origin.certificate_der()).unwrap();
@@ -156,12 +155,12 @@ async fn https_through_a_proxy_is_a_connect_tunnel_verified_for_the_s3_host() {
                 CHILD_TUNNEL_CERTIFICATE,
                 certificate.to_string_lossy().into_owned(),
             ),
-            ("HTTPS_PROXY", format!("http://{proxy}")),
+            ("HTTPS_PROXY", format!("http://{}", proxy.addr)),
         ],
     );
 
     // The proxy only saw where to connect; the request went inside TLS, for the S3 host.
-    let targets = targets.lock().unwrap().clone();
+    let targets: Vec<String> = proxy.requests().into_iter().map(|r| r.target).collect();
     assert_eq!(targets, [format!("CONNECT {TUNNELLED_HOST}:443")]);
     let requests = origin.requests();
     assert_eq!(requests.len(), 1);
@@ -193,56 +192,4 @@ async fn get_k(client: &Client, via: &str) -> bytes::Bytes {
         .await
         .unwrap_or_else(|err| panic!("GET via {via}: {err:?}"));
     response.body.collect().await.unwrap()
-}
-
-/// A minimal HTTP `CONNECT` proxy on its own threads: records each request line and tunnels
-/// every connection to `origin`, whatever host it names.
-fn start_connect_proxy(origin: SocketAddr) -> (SocketAddr, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let targets = Arc::new(Mutex::new(Vec::new()));
-    let recorded = Arc::clone(&targets);
-    std::thread::spawn(move || {
-        for client in listener.incoming().flatten() {
-            let recorded = Arc::clone(&recorded);
-            std::thread::spawn(move || tunnel(client, origin, &recorded));
-        }
-    });
-    (address, targets)
-}
-
-fn tunnel(
-    mut client: TcpStream,
-    origin: SocketAddr,
-    targets: &Mutex<Vec<String>>,
-) -> io::Result<()> {
-    // The request head, byte by byte up to the blank line (a tunnel must not read past it).
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") && head.len() < 8192 {
-        client.read_exact(&mut byte)?;
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head);
-    let request_line = head.lines().next().unwrap_or_default();
-    // "CONNECT host:port HTTP/1.1" is recorded without its version.
-    let target = request_line
-        .rsplit_once(' ')
-        .map_or(request_line, |(t, _)| t);
-    targets.lock().unwrap().push(target.to_owned());
-    if !request_line.starts_with("CONNECT ") {
-        return client.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n");
-    }
-    let upstream = TcpStream::connect(origin)?;
-    client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
-    let (mut client_reader, mut upstream_writer) = (client.try_clone()?, upstream.try_clone()?);
-    let upload = std::thread::spawn(move || {
-        let _ = io::copy(&mut client_reader, &mut upstream_writer);
-        let _ = upstream_writer.shutdown(Shutdown::Write);
-    });
-    let (mut upstream_reader, mut client_writer) = (upstream, client);
-    let _ = io::copy(&mut upstream_reader, &mut client_writer);
-    let _ = client_writer.shutdown(Shutdown::Write);
-    let _ = upload.join();
-    Ok(())
 }

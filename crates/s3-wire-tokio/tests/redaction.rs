@@ -29,7 +29,8 @@
 //!   CopyObject / UploadPartCopy with `CopySource` keys) and their `OperationRequest`s,
 //!   `presign` output, `S3Error` / `s3_ops::Error` of a `SignatureDoesNotMatch` response that
 //!   echoes the canonical request (as S3 does, with the token and SSE-C key in it).
-//! * s3-wire-tokio: `ClientBuilder`, `Client`, `Error` (403 with a request id, SSE-C GET and
+//! * s3-wire-tokio: `ClientBuilder`, `Client`, the request-hook `AttemptRecord`s of every call,
+//!   `Error` (403 with a request id, SSE-C GET and
 //!   PUT, `SignatureDoesNotMatch` echo, connection refused with a transport source,
 //!   credentials failure with a source), `GetObjectResponse` / `ObjectBody` of an SSE-C GET,
 //!   the credentials module (`MapEnv`, `EnvironmentProvider`, `ProfileProvider`,
@@ -693,6 +694,19 @@ fn log_capture() -> &'static Capture {
     &logger.0
 }
 
+/// Keeps the `Debug` form of every request-hook record.
+#[derive(Default, Clone)]
+struct HookRecords(Arc<Mutex<Vec<String>>>);
+
+impl s3_wire_tokio::RequestHook for HookRecords {
+    fn on_attempt(&self, attempt: &s3_wire_tokio::AttemptRecord<'_>) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{attempt:?} {attempt:#?}"));
+    }
+}
+
 fn client_builder(port: u16) -> s3_wire_tokio::ClientBuilder {
     Client::builder()
         .endpoint(format!("http://127.0.0.1:{port}"))
@@ -716,7 +730,8 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
     log::info!("LOG-CANARY-7f3a");
 
     let server = Server::start().await;
-    let builder = client_builder(server.port);
+    let hooked = HookRecords::default();
+    let builder = client_builder(server.port).request_hook(hooked.clone());
     secrets.debug("ClientBuilder", &builder);
     let client = builder.build().unwrap();
     secrets.debug("Client", &client);
@@ -767,6 +782,14 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
         .to_owned();
     assert!(echoed.contains(SESSION_TOKEN), "the echo holds the token");
     secrets.error("Error (SignatureDoesNotMatch)", &error);
+
+    // Every request hook record so far (403s, SSE-C GET and PUT, the mismatch echo).
+    let records = hooked.0.lock().unwrap().join("\n");
+    assert!(
+        records.contains("operation: \"HeadObject\"") && records.contains("status: Some(403)"),
+        "{records}"
+    );
+    secrets.assert_absent("RequestHook records", &records);
 
     // The client's presigned URL.
     let presigned = client.presign(&get, Duration::from_secs(60)).await.unwrap();

@@ -254,6 +254,10 @@ impl<S: ExpiringSource> CredentialsProvider for CachingProvider<S> {
         Box::pin(self.get())
     }
 
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.source.use_http_settings(settings);
+    }
+
     fn invalidate(&self, rejected: &Credentials) {
         let mut held = self.held();
         if held.as_ref().is_some_and(|held| {

@@ -124,6 +124,10 @@ impl ExpiringSource for ChainSource {
     fn fetch(&self) -> FetchFuture<'_> {
         Box::pin(self.walk())
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.http.configure(settings);
+    }
 }
 
 impl fmt::Debug for ChainSource {
@@ -151,5 +155,9 @@ impl CredentialsProvider for DefaultChain {
 
     fn invalidate(&self, rejected: &Credentials) {
         self.cache.invalidate(rejected);
+    }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.cache.use_http_settings(settings);
     }
 }

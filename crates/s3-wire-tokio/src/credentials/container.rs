@@ -243,6 +243,10 @@ impl ExpiringSource for ContainerProvider {
     fn fetch(&self) -> FetchFuture<'_> {
         Box::pin(self.credentials())
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.http.configure(settings);
+    }
 }
 
 /// The ECS and EKS Pod Identity addresses, which plain HTTP may reach.

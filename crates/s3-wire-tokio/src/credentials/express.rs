@@ -20,11 +20,15 @@ use crate::client::{Client, Inner};
 /// At most this many sessions are kept (directory buckets × base credentials in use).
 const MAX_SESSIONS: usize = 64;
 
+/// One cached session per directory bucket and access key id of the credentials that
+/// created it.
+type Sessions = HashMap<(String, String), Arc<CachingProvider<SessionSource>>>;
+
 /// The session caches of one client.
 pub(crate) struct ExpressSessions {
     mode: SessionMode,
     /// By directory bucket and the access key id of the credentials that created it.
-    sessions: Mutex<HashMap<(String, String), Arc<CachingProvider<SessionSource>>>>,
+    sessions: Mutex<Sessions>,
 }
 
 impl ExpressSessions {
@@ -98,10 +102,7 @@ impl ExpressSessions {
         Ok(session)
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<(String, String), Arc<CachingProvider<SessionSource>>>>
-    {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sessions> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -26,11 +26,37 @@ pub(crate) enum Reach {
     Service,
 }
 
-/// The HTTP clients of the credential sources, built when first needed.
+/// The HTTP clients of the credential sources, built when first needed, with the TLS and
+/// proxy settings of the client that uses them ([`Http::configure`]) or the defaults.
 #[derive(Default)]
 pub(crate) struct Http {
+    settings: OnceLock<HttpSettings>,
     metadata: OnceLock<Result<reqwest::Client, String>>,
     service: OnceLock<Result<reqwest::Client, String>>,
+}
+
+/// The TLS and proxy settings of a [`Client`](crate::Client), which the credential sources
+/// that call AWS (STS, SSO, the container endpoint) use too: the same CA bundle, client
+/// certificate and proxy, as the AWS CLI applies them (instance metadata and the container
+/// endpoint are never reached through a proxy). Handed to a provider by
+/// [`ClientBuilder::build`](crate::ClientBuilder::build) through
+/// [`CredentialsProvider::use_http_settings`](super::CredentialsProvider::use_http_settings).
+#[derive(Clone, Debug)]
+pub struct HttpSettings {
+    pub(crate) tls: std::sync::Arc<crate::transport::TlsSettings>,
+    pub(crate) proxy: crate::transport::ProxySettings,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            tls: std::sync::Arc::new(crate::transport::TlsSettings::platform()),
+            proxy: crate::transport::ProxySettings {
+                from_env: true,
+                ..crate::transport::ProxySettings::default()
+            },
+        }
+    }
 }
 
 impl std::fmt::Debug for Http {
@@ -64,20 +90,28 @@ pub(crate) struct Exchange<'a> {
 }
 
 impl Http {
+    /// Uses `settings` for the clients not built yet (the first call wins: a provider shared
+    /// by several clients keeps the first one's).
+    pub(crate) fn configure(&self, settings: &HttpSettings) {
+        let _ = self.settings.set(settings.clone());
+    }
+
     fn client(&self, reach: Reach) -> Result<&reqwest::Client, SourceErrorKind> {
         let (slot, connect_timeout, bypass_proxies) = match reach {
             Reach::Metadata => (&self.metadata, Duration::from_secs(1), true),
             Reach::Service => (&self.service, Duration::from_millis(3100), false),
         };
         slot.get_or_init(|| {
+            let settings = self.settings.get_or_init(HttpSettings::default);
             transport::build(&TransportConfig {
                 connect_timeout,
                 pool_idle_timeout: Duration::from_secs(30),
                 pool_max_idle_per_host: 2,
                 http2: false,
                 user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
-                extra_roots: Vec::new(),
+                tls: settings.tls.clone(),
                 resolve_overrides: Vec::new(),
+                proxy: settings.proxy.clone(),
                 bypass_proxies,
             })
             .map_err(|error| error.to_string())

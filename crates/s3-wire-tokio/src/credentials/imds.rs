@@ -418,6 +418,10 @@ impl ExpiringSource for ImdsProvider {
     fn fetch(&self) -> FetchFuture<'_> {
         Box::pin(self.client.credentials())
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.client.http.configure(settings);
+    }
 }
 
 #[cfg(test)]

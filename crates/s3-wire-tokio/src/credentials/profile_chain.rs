@@ -407,6 +407,10 @@ impl ExpiringSource for ProfileSource {
                 })
         })
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.http.configure(settings);
+    }
 }
 
 impl ProfileProvider {
@@ -446,6 +450,10 @@ impl CredentialsProvider for ProfileProvider {
 
     fn invalidate(&self, rejected: &Credentials) {
         self.cache.invalidate(rejected);
+    }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.cache.use_http_settings(settings);
     }
 }
 

@@ -287,6 +287,10 @@ impl ExpiringSource for SsoProvider {
     fn fetch(&self) -> FetchFuture<'_> {
         Box::pin(self.run())
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.http.configure(settings);
+    }
 }
 
 /// The SSO settings of `profile`, as the AWS CLI v2 reads them.

@@ -162,4 +162,8 @@ impl ExpiringSource for WebIdentityProvider {
                 .await
         })
     }
+
+    fn use_http_settings(&self, settings: &super::HttpSettings) {
+        self.http.configure(settings);
+    }
 }

@@ -95,6 +95,7 @@ impl MemoryBudget {
             budget: Arc::clone(self),
             bytes,
             id: None,
+            queued_at: None,
         }
         .await)
     }
@@ -131,6 +132,8 @@ struct Wait {
     budget: Arc<MemoryBudget>,
     bytes: u64,
     id: Option<u64>,
+    /// When it joined the queue (it did not fit at once).
+    queued_at: Option<std::time::Instant>,
 }
 
 impl Future for Wait {
@@ -157,6 +160,7 @@ impl Future for Wait {
                     waker,
                 });
                 this.id = Some(id);
+                this.queued_at = Some(std::time::Instant::now());
                 return Poll::Pending;
             }
             Some(id) => {
@@ -174,6 +178,7 @@ impl Future for Wait {
         Poll::Ready(Admission {
             budget: Arc::clone(&this.budget),
             bytes: this.bytes,
+            queued: this.queued_at.map(|at| at.elapsed()).unwrap_or_default(),
         })
     }
 }
@@ -201,11 +206,19 @@ impl Drop for Wait {
 pub(crate) struct Admission {
     budget: Arc<MemoryBudget>,
     bytes: u64,
+    /// How long it waited in the queue.
+    queued: std::time::Duration,
 }
 
 impl Admission {
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// How long the admission waited for its memory (what request hooks report as
+    /// `queued`).
+    pub(crate) fn queued(&self) -> std::time::Duration {
+        self.queued
     }
 
     /// Gives back all but `bytes` (a stream part that turned out shorter than its capacity).
@@ -228,6 +241,7 @@ impl Admission {
         Admission {
             budget: self.budget.clone(),
             bytes: moved,
+            queued: self.queued,
         }
     }
 
@@ -235,6 +249,7 @@ impl Admission {
     pub(crate) fn absorb(&mut self, mut other: Admission) {
         debug_assert!(Arc::ptr_eq(&self.budget, &other.budget));
         self.bytes += std::mem::take(&mut other.bytes);
+        self.queued = self.queued.max(other.queued);
     }
 }
 

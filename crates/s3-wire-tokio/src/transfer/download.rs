@@ -1041,17 +1041,21 @@ impl Driver {
             .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
         let progress = PartProgress::new(self.control.progress.clone());
+        let queued = admission.queued();
         self.waits.tasks.spawn(async move {
             let index = fetch.index;
-            let fetched = fetch_range(
-                &pinned,
-                fetch,
-                mode,
-                file,
-                algorithm,
-                admission,
-                body,
-                progress.clone(),
+            let fetched = crate::hooks::queued_for(
+                queued,
+                fetch_range(
+                    &pinned,
+                    fetch,
+                    mode,
+                    file,
+                    algorithm,
+                    admission,
+                    body,
+                    progress.clone(),
+                ),
             )
             .await;
             fetched.map_err(|error| Failed {

@@ -509,8 +509,15 @@ impl Driver {
                     .or_insert_with(|| PartProgress::new(target.progress.clone()))
                     .clone();
                 let upload_id = self.upload_id();
+                // A buffered part's memory was admitted when it was read.
+                let queued = admission
+                    .as_ref()
+                    .or_else(|| self.buffers.get(&number).map(|(_, admitted)| admitted))
+                    .map(Admission::queued)
+                    .unwrap_or_default();
                 self.waits.tasks.spawn(async move {
-                    let result = upload_part(&target, upload_id, number, body, progress).await;
+                    let part = upload_part(&target, upload_id, number, body, progress);
+                    let result = crate::hooks::queued_for(queued, part).await;
                     drop(admission);
                     Event::Part { number, result }
                 });

@@ -345,9 +345,8 @@ async fn handle(
         &parts.headers,
         &body,
     ) {
-        Err((authenticated, response)) => (authenticated, response),
-        Ok((authenticated, Some(response))) => (authenticated, response),
-        Ok((authenticated, None)) => {
+        Verdict::Answer(authenticated, response) => (authenticated, *response),
+        Verdict::Forward(authenticated) => {
             let bucket_and_rest = backend_path(state, &host, path);
             let response = forward(
                 backend,
@@ -378,10 +377,16 @@ async fn handle(
     response
 }
 
-type Refusal = (Authenticated, Response<Full<Bytes>>);
+/// What the gateway does with a request.
+enum Verdict {
+    /// Forward it to the backend.
+    Forward(Authenticated),
+    /// Answer it here (a refusal, CreateSession, ListDirectoryBuckets).
+    Answer(Authenticated, Box<Response<Full<Bytes>>>),
+}
 
 /// Checks a request against its host's route and its bucket's policy; answers CreateSession
-/// itself. `Ok((how, None))`: forward it.
+/// and ListDirectoryBuckets itself.
 #[allow(clippy::too_many_arguments)]
 fn admit(
     state: &Mutex<State>,
@@ -392,20 +397,16 @@ fn admit(
     target: &str,
     headers: &HeaderMap,
     body: &Bytes,
-) -> Result<(Authenticated, Option<Response<Full<Bytes>>>), Refusal> {
+) -> Verdict {
     let mut state = state.lock().unwrap_or_else(|poison| poison.into_inner());
     let refuse = |status, code: &str, why: String| {
-        (
+        Verdict::Answer(
             Authenticated::Refused(why.clone()),
-            error(status, code, &why),
+            Box::new(error(status, code, &why)),
         )
     };
     let Some(route) = state.routes.get(host).cloned() else {
-        return Err(refuse(
-            400,
-            "InvalidHost",
-            format!("no route for host {host}"),
-        ));
+        return refuse(400, "InvalidHost", format!("no route for host {host}"));
     };
     let bucket = route.bucket.clone().unwrap_or_else(|| {
         path.trim_start_matches('/')
@@ -420,21 +421,21 @@ fn admit(
             .and_then(|v| v.to_str().ok())
             != Some("requester")
     {
-        return Err(refuse(403, "AccessDenied", "Access Denied".into()));
+        return refuse(403, "AccessDenied", "Access Denied".into());
     }
     let signed = has_signature_material(headers, query);
     if state.public.contains(&bucket) {
         if signed {
-            return Err(refuse(
+            return refuse(
                 400,
                 "InvalidRequest",
                 format!("{bucket} takes anonymous requests only, and this one is signed"),
-            ));
+            );
         }
-        return Ok((Authenticated::Anonymous, None));
+        return Verdict::Forward(Authenticated::Anonymous);
     }
     if !signed {
-        return Err(refuse(403, "AccessDenied", "Access Denied".into()));
+        return refuse(403, "AccessDenied", "Access Denied".into());
     }
     let create_session = query.split('&').any(|p| p == "session");
     let iam_on_zonal = create_session
@@ -444,59 +445,51 @@ fn admit(
     let session_auth = route.auth == Auth::Zonal && !iam_on_zonal && !presigned;
     let secret = if session_auth {
         if headers.contains_key("x-amz-security-token") {
-            return Err(refuse(
+            return refuse(
                 400,
                 "InvalidRequest",
                 "S3 Express takes the session token in x-amz-s3session-token".into(),
-            ));
+            );
         }
         let Some(token) = headers
             .get("x-amz-s3session-token")
             .and_then(|v| v.to_str().ok())
         else {
-            return Err(refuse(
+            return refuse(
                 403,
                 "AccessDenied",
                 "a zonal request needs x-amz-s3session-token".into(),
-            ));
+            );
         };
         let key = access_key_of(headers, query).unwrap_or_default();
         let Some(session) = state.sessions.get(&key) else {
-            return Err(refuse(
+            return refuse(
                 400,
                 "ExpiredToken",
                 format!("session {key} is not known (revoked or never issued)"),
-            ));
+            );
         };
         if token != format!("token-of-{key}") {
-            return Err(refuse(
+            return refuse(
                 403,
                 "InvalidToken",
                 "the session token is not the key's".into(),
-            ));
+            );
         }
         if session.expires <= SystemTime::now() {
-            return Err(refuse(
-                400,
-                "ExpiredToken",
-                format!("session {key} expired"),
-            ));
+            return refuse(400, "ExpiredToken", format!("session {key} expired"));
         }
         session.secret.clone()
     } else {
         if headers.contains_key("x-amz-s3session-token") {
-            return Err(refuse(
+            return refuse(
                 400,
                 "InvalidRequest",
                 "an IAM-signed request carries a session token".into(),
-            ));
+            );
         }
         if access_key_of(headers, query).as_deref() != Some(ACCESS_KEY) {
-            return Err(refuse(
-                403,
-                "InvalidAccessKeyId",
-                "not the caller's key".into(),
-            ));
+            return refuse(403, "InvalidAccessKeyId", "not the caller's key".into());
         }
         SECRET_KEY.to_owned()
     };
@@ -514,17 +507,17 @@ fn admit(
     };
     let signed = match verified {
         Ok(signed) => signed,
-        Err(why) => return Err(refuse(403, "SignatureDoesNotMatch", why)),
+        Err(why) => return refuse(403, "SignatureDoesNotMatch", why),
     };
     if signed.region != route.region {
-        return Err(refuse(
+        return refuse(
             400,
             "AuthorizationHeaderMalformed",
             format!(
                 "signed for region {}, {host} expects {}",
                 signed.region, route.region
             ),
-        ));
+        );
     }
     let (service, region) = (route.service.to_owned(), signed.region);
     let authenticated = match (presigned, session_auth) {
@@ -555,13 +548,13 @@ fn admit(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListAllMyDirectoryBucketsResult>\
              <Buckets>{buckets}</Buckets></ListAllMyDirectoryBucketsResult>"
         );
-        return Ok((
+        return Verdict::Answer(
             authenticated,
-            Some(Response::new(Full::new(Bytes::from(document)))),
-        ));
+            Box::new(Response::new(Full::new(Bytes::from(document)))),
+        );
     }
     if !create_session || route.auth != Auth::Zonal {
-        return Ok((authenticated, None));
+        return Verdict::Forward(authenticated);
     }
     let mode = headers
         .get("x-amz-create-session-mode")
@@ -589,10 +582,10 @@ fn admit(
          <AccessKeyId>{key}</AccessKeyId><Expiration>{expiration}</Expiration></Credentials>\
          </CreateSessionResult>"
     );
-    Ok((
+    Verdict::Answer(
         authenticated,
-        Some(Response::new(Full::new(Bytes::from(document)))),
-    ))
+        Box::new(Response::new(Full::new(Bytes::from(document)))),
+    )
 }
 
 /// `/{bucket}/{key}` at the backend for a request to `host` with `path`.

@@ -4,6 +4,7 @@
 pub mod aws_chunked;
 pub mod aws_gateway;
 pub mod capture;
+pub mod connect_proxy;
 pub mod endpoint;
 pub mod fault;
 pub mod moto;

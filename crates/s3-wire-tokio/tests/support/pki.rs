@@ -59,6 +59,18 @@ impl TestCa {
         self.der.clone()
     }
 
+    /// The CA certificate as a PEM block, what CA bundle files hold.
+    pub fn pem(&self) -> String {
+        let encoded = super::base64(&self.der);
+        let mut pem = String::from("-----BEGIN CERTIFICATE-----\n");
+        for line in encoded.as_bytes().chunks(64) {
+            pem.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
+            pem.push('\n');
+        }
+        pem.push_str("-----END CERTIFICATE-----\n");
+        pem
+    }
+
     /// A leaf certificate valid for `names` (DNS names or IP addresses), currently valid.
     pub fn issue(&self, names: &[&str]) -> Leaf {
         self.issue_with(names, |_| {})
