@@ -129,7 +129,7 @@ impl Target {
         upload_id: Option<String>,
         cleanup: Cleanup,
     ) -> Error {
-        error.with_transfer(TransferFailure { upload_id, cleanup })
+        error.with_transfer(TransferFailure::new(upload_id, cleanup))
     }
 }
 
@@ -510,7 +510,9 @@ impl Driver {
                     .clone();
                 let upload_id = self.upload_id();
                 self.waits.tasks.spawn(async move {
-                    let result = upload_part(&target, upload_id, number, body, progress).await;
+                    let result = upload_part(&target, upload_id, number, body, progress)
+                        .await
+                        .map_err(|error| error.in_part(Some(number), range));
                     drop(admission);
                     Event::Part { number, result }
                 });
@@ -998,7 +1000,10 @@ async fn copy_part(
 /// A 412 on a copy pinned to the source's ETag: the source changed.
 pub(crate) fn copy_source_changed(error: Error) -> Error {
     if error.is_precondition_failed() {
-        Error::transfer_error(TransferErrorKind::ObjectChanged).with_source(error)
+        Error::caused_by(
+            crate::error::ErrorKind::Transfer(TransferErrorKind::ObjectChanged),
+            error,
+        )
     } else {
         error
     }

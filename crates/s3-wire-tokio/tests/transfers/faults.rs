@@ -22,8 +22,8 @@ use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
 use s3_wire_tokio::transfer::UploadBuilder;
 use s3_wire_tokio::{
-    Client, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind, UploadSource,
-    Verification,
+    Client, Destination, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind,
+    UploadSource, Verification,
 };
 
 const PART: u64 = 16 * 1024;
@@ -248,6 +248,19 @@ async fn run_one(
             assert!(
                 error.transfer().is_some(),
                 "{name}: {error:?} says nothing of its cleanup"
+            );
+            // A request's failure says how many attempts that request made.
+            let from_a_request = matches!(
+                error.kind(),
+                ErrorKind::Service(_)
+                    | ErrorKind::Transport(_)
+                    | ErrorKind::Timeout(_)
+                    | ErrorKind::BodyLength { .. }
+                    | ErrorKind::Transfer(TransferErrorKind::ObjectChanged)
+            );
+            assert!(
+                !from_a_request || error.attempts() >= 1,
+                "{name}: {error:?} does not count its attempts"
             );
             let kind = match error.kind() {
                 ErrorKind::Service(service) => format!("Service({})", service.code),
@@ -569,6 +582,16 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         ),
         "{error:?}"
     );
+    // The range whose GET found the change, with that GET's attempts.
+    assert_eq!(error.attempts(), 1, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert!(
+        failure
+            .range
+            .as_ref()
+            .is_some_and(|r| r.start >= PART && r.end - r.start == PART),
+        "{error:?}"
+    );
     assert_eq!(
         std::fs::read(&path).unwrap(),
         b"previous contents",
@@ -579,6 +602,68 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         1,
         "no temporary file is left"
     );
+}
+
+/// An error that ends a transfer carries the attempts of the request that failed and the
+/// part or range it carried: an upload's part refused twice, a download's range refused
+/// twice (after the first answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_part_or_range_names_itself_and_its_attempts() {
+    let store = Arc::new(store());
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 3, 31);
+    store.set_faults(
+        FaultPlan::new(1, 1.0)
+            .kind(FaultKind::InternalError, 1)
+            .operations([Op::UploadPart]),
+    );
+    let error = client
+        .upload(bucket(), key("parts"), UploadSource::bytes(bytes.clone()))
+        .part_size(PART)
+        .concurrency(1)
+        .single_request_limit(PART)
+        .part_limits(part_limits(PART))
+        .await
+        .expect_err("every part is refused");
+    assert_eq!(error.attempts(), 2, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert_eq!(failure.part, Some(1), "{error:?}");
+    assert_eq!(failure.range, Some(0..PART), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("in part 1 (bytes 0..{PART})")),
+        "{error}"
+    );
+
+    store.set_faults(FaultPlan::none());
+    store.insert_object(BUCKET, "ranges", bytes, None);
+    let faulty = store.clone();
+    let error = client
+        .download(
+            bucket(),
+            key("ranges"),
+            Destination::writer(tokio::io::sink()),
+        )
+        .part_size(PART)
+        .concurrency(1)
+        .single_request_limit(PART)
+        .on_progress(move |progress| {
+            // After the first answer, every GET is refused.
+            if progress.total.is_some() && progress.in_flight == 0 && progress.committed == 0 {
+                faulty.set_faults(
+                    FaultPlan::new(2, 1.0)
+                        .kind(FaultKind::InternalError, 1)
+                        .operations([Op::GetObject]),
+                );
+            }
+        })
+        .await
+        .expect_err("every range is refused");
+    assert_eq!(error.attempts(), 2, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert_eq!(failure.part, None);
+    assert_eq!(failure.range, Some(PART..2 * PART), "{error:?}");
 }
 
 /// A download whose bytes arrive whole but fail the object's checksum (a bit flipped at
