@@ -303,6 +303,7 @@ async fn copy_whole(
         resumed_parts: 0,
         checksum: stored_checksum,
         verification,
+        possible_orphan: None,
     })
 }
 

@@ -500,6 +500,7 @@ async fn a_lost_create_answer_costs_no_orphan_upload() {
             .await
             .unwrap_or_else(|e| panic!("{fault:?}: the retried create went on: {e:?}"));
         assert_eq!(stored.parts, Some(2), "{fault:?}");
+        assert_eq!(stored.possible_orphan, None, "{fault:?}");
         assert_eq!(store.object(BUCKET, "lost-create").unwrap().data, bytes);
         let counts = store.request_counts();
         assert_eq!(
