@@ -21,7 +21,7 @@ use crate::credentials::CredentialsProvider;
 use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{PayloadCache, Signer};
+use crate::sign::{PayloadCache, PayloadSigning, Signer};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -69,6 +69,8 @@ pub(crate) struct Inner {
     pub(crate) integrity: IntegrityDefaults,
     /// The store's profile: every request is adapted to it before signing.
     pub(crate) quirks: ProviderQuirks,
+    /// How payloads are protected over plain HTTP.
+    pub(crate) payload_signing: PayloadSigning,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -122,6 +124,7 @@ impl Client {
         transfers: TransferSettings,
         integrity: IntegrityDefaults,
         quirks: ProviderQuirks,
+        payload_signing: PayloadSigning,
     ) -> Result<Self, Error> {
         let http = transport::build(&transport)?;
         let options = transfers.options;
@@ -154,6 +157,7 @@ impl Client {
                 bandwidth,
                 integrity,
                 quirks,
+                payload_signing,
             }),
         })
     }
@@ -421,7 +425,13 @@ impl Client {
             .request(endpoint)
             .map_err(|e| Attempted::failed(e.into()))?;
         payload_cache
-            .place_checksum(&mut encoded, upload, endpoint, &inner.quirks)
+            .place_checksum(
+                &mut encoded,
+                upload,
+                endpoint,
+                &inner.quirks,
+                inner.payload_signing,
+            )
             .await
             .map_err(Attempted::failed)?;
         // What the store rejects is changed or refused here, before anything is signed.
@@ -437,7 +447,14 @@ impl Client {
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
-            .payload(&encoded.body, upload, endpoint, &inner.quirks)
+            .payload(
+                &encoded.body,
+                upload,
+                &parts.headers,
+                endpoint,
+                &inner.quirks,
+                inner.payload_signing,
+            )
             .await
             .map_err(Attempted::failed)?;
         let activity = Activity::new();

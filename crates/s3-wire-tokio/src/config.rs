@@ -16,6 +16,7 @@ use crate::credentials::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
+use crate::sign::PayloadSigning;
 use crate::transfer::TransferOptions;
 use crate::transport::TransportConfig;
 
@@ -73,6 +74,7 @@ pub struct ClientBuilder {
     integrity: IntegrityDefaults,
     /// The store's profile: chosen explicitly, or detected from the endpoint in `build`.
     provider: Option<ProviderQuirks>,
+    payload_signing: PayloadSigning,
     env_error: Option<Error>,
 }
 
@@ -110,6 +112,7 @@ impl Default for ClientBuilder {
             // Why CRC32: docs/integrity.md.
             integrity: IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true),
             provider: None,
+            payload_signing: PayloadSigning::Signed,
             env_error: None,
         }
     }
@@ -384,6 +387,18 @@ impl ClientBuilder {
         self
     }
 
+    /// How upload payloads are protected over plain HTTP (default
+    /// [`PayloadSigning::Signed`]: signed by their SHA-256, nothing else protects them there).
+    /// [`PayloadSigning::UnsignedWithChecksum`] sends a payload that carries a checksum as
+    /// over TLS, unsigned: faster (no SHA-256 of every byte), still checked for corruption by
+    /// the store, but open to anyone on the path who rewrites the bytes and their checksum
+    /// together. Only for a network where nobody between client and store is untrusted; see
+    /// `docs/security.md`. Over HTTPS it changes nothing.
+    pub fn payload_signing(mut self, signing: PayloadSigning) -> Self {
+        self.payload_signing = signing;
+        self
+    }
+
     /// The `User-Agent` header.
     pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
         self.user_agent = agent.into();
@@ -461,6 +476,7 @@ impl ClientBuilder {
             transfers,
             integrity,
             quirks,
+            self.payload_signing,
         )
     }
 }

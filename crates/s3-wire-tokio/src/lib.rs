@@ -167,6 +167,7 @@ pub use object_body::{ObjectBody, ObjectReader};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
+pub use sign::PayloadSigning;
 pub use transfer::{Destination, Progress, TransferHandle, TransferOptions, UploadSource};
 pub use verification::{NotVerified, Verification};
 
