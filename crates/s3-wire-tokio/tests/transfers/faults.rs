@@ -117,8 +117,9 @@ enum Ended {
     Failed(String),
 }
 
-/// Runs transfer `index` of the campaign and checks its outcome. Returns how it ended, and
-/// panics on anything that is neither exact success nor a typed failure.
+/// Runs transfer `index` of the campaign and checks its outcome. Returns how it ended and
+/// the progress snapshots it checked, and panics on anything that is neither exact success
+/// nor a typed failure.
 async fn run_one(
     client: Client,
     store: Arc<FaultStore>,
@@ -126,7 +127,7 @@ async fn run_one(
     index: u64,
     transfer: Transfer,
     len: u64,
-) -> Ended {
+) -> (Ended, usize) {
     let name = format!("t{index}");
     let observed = Arc::new(Mutex::new(Observed::default()));
     let bytes = data(len, index + 1);
@@ -240,7 +241,7 @@ async fn run_one(
                     "{name} {transfer:?}: stored bytes"
                 );
             }
-            Ended::Stored
+            (Ended::Stored, seen.snapshots)
         }
         Err(error) => {
             // A typed failure: a request's own kind, or the transfer's, never a panic; and it
@@ -281,7 +282,7 @@ async fn run_one(
                     );
                 }
             }
-            Ended::Failed(kind)
+            (Ended::Failed(kind), seen.snapshots)
         }
     }
 }
@@ -291,6 +292,8 @@ struct Campaign {
     transfers: u64,
     kinds: BTreeMap<String, u64>,
     ended: BTreeMap<String, u64>,
+    /// Progress snapshots checked (monotonic, within the total) over all transfers.
+    snapshots: u64,
 }
 
 impl Campaign {
@@ -314,6 +317,7 @@ async fn campaign(
         transfers,
         kinds: BTreeMap::new(),
         ended: BTreeMap::new(),
+        snapshots: 0,
     };
     for index in first..first + transfers {
         let transfer = match rng.below(10) {
@@ -337,11 +341,11 @@ async fn campaign(
             len,
         ));
         while tasks.len() >= 6 {
-            record(&mut result.ended, tasks.join_next().await.unwrap().unwrap());
+            result.record(tasks.join_next().await.unwrap().unwrap());
         }
     }
     while let Some(done) = tasks.join_next().await {
-        record(&mut result.ended, done.unwrap());
+        result.record(done.unwrap());
     }
     result
 }
@@ -376,14 +380,16 @@ async fn a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cl
             .build()
             .unwrap()
     };
+    const GENTLE: f64 = 0.1;
+    const HARSH: f64 = 0.3;
     // Phase 1: 10% of requests fail, five attempts each: everything gets through.
-    store.set_faults(faulty_plan(0x5EED_2026, 0.1));
+    store.set_faults(faulty_plan(0x5EED_2026, GENTLE));
     let client = client_with(5);
     let gentle = campaign(&client, &store, 7, 0, 600).await;
     let gentle_faults: u64 = store.fault_counts().values().sum();
     // Phase 2: 30% of requests fail, two attempts each: many transfers fail, and each must
     // fail cleanly.
-    store.set_faults(faulty_plan(0xBAD_5EED, 0.3));
+    store.set_faults(faulty_plan(0xBAD_5EED, HARSH));
     let harsh_client = client_with(2);
     let harsh = campaign(&harsh_client, &store, 11, 600, 200).await;
     let leaked = store.open_uploads();
@@ -431,14 +437,185 @@ async fn a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cl
         "the harsh phase has both outcomes: {:?}",
         harsh.ended
     );
+    if std::env::var_os(WRITE_CAMPAIGN_VAR).is_some() {
+        let phases = [
+            Phase {
+                name: "gentle",
+                probability: GENTLE,
+                attempts: 5,
+                results: &gentle,
+                memory: client.transfer_memory(),
+            },
+            Phase {
+                name: "harsh",
+                probability: HARSH,
+                attempts: 2,
+                results: &harsh,
+                memory: harsh_client.transfer_memory(),
+            },
+        ];
+        write_campaign_report(&phases, &faults, requests, store.signature_failures());
+    }
 }
 
-fn record(ended: &mut BTreeMap<String, u64>, end: Ended) {
-    let label = match end {
-        Ended::Stored => "stored".to_owned(),
-        Ended::Failed(kind) => kind,
+impl Campaign {
+    fn record(&mut self, (end, snapshots): (Ended, usize)) {
+        let label = match end {
+            Ended::Stored => "stored".to_owned(),
+            Ended::Failed(kind) => kind,
+        };
+        *self.ended.entry(label).or_default() += 1;
+        self.snapshots += snapshots as u64;
+    }
+}
+
+/// The variable that makes the campaign write its counts into the file the README and
+/// docs/security.md quote.
+const WRITE_CAMPAIGN_VAR: &str = "S3W_WRITE_CAMPAIGN";
+
+/// One phase of the campaign as the report shows it.
+struct Phase<'a> {
+    name: &'a str,
+    probability: f64,
+    attempts: u32,
+    results: &'a Campaign,
+    memory: s3_wire_tokio::transfer::MemoryUsage,
+}
+
+/// Writes `measurements/transfer-campaign.md` from a campaign that passed every check.
+fn write_campaign_report(
+    phases: &[Phase<'_>],
+    faults: &BTreeMap<FaultKind, u64>,
+    requests: u64,
+    signature_failures: u64,
+) {
+    let run = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .unwrap_or_default()
     };
-    *ended.entry(label).or_default() += 1;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
+    let dirty = !run(
+        "git",
+        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
+    )
+    .is_empty();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    let total_faults: u64 = faults.values().sum();
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    line("# The seeded fault campaign of the managed transfers".into());
+    line(String::new());
+    line(format!(
+        "Written by the test itself (`tests/transfers/faults.rs`, \
+         `a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cleanly`) \
+         after every check passed, on {} at commit {commit}{}.",
+        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        if dirty {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        },
+    ));
+    line(format!(
+        "Machine: {cores} cores, {cpu}; load average {} at the end (a debug build, shared).",
+        load.join(" ")
+    ));
+    line(String::new());
+    line("```sh".into());
+    line(format!(
+        "{WRITE_CAMPAIGN_VAR}=1 cargo test -p s3-wire-tokio --test transfers a_seeded -- --nocapture"
+    ));
+    line("```".into());
+    line(String::new());
+    line(
+        "Uploads (from files, bytes, readers and streams of known and unknown length), \
+         downloads (to files and writers, of single-part, full-object and composite \
+         multipart objects) and copies, six at a time, against the fault store (a stateful \
+         S3 on loopback that verifies every signature and checksum), with faults injected \
+         into their requests. Every success is compared byte for byte with its source; every \
+         failure must be typed, say what it cleaned up and count its request's attempts; every \
+         progress snapshot must be monotonic and within the total; the memory budget must \
+         hold. Any other outcome fails the test, so a written file means none happened."
+            .into(),
+    );
+    line(String::new());
+    line("| phase | fault probability | attempts per request | transfers | stored exactly | failed with a typed error | failures by kind | memory high-water / budget |".into());
+    line("|---|---:|---:|---:|---:|---:|---|---|".into());
+    for phase in phases {
+        let stored = phase.results.stored();
+        let failures: Vec<String> = phase
+            .results
+            .ended
+            .iter()
+            .filter(|(kind, _)| kind.as_str() != "stored")
+            .map(|(kind, count)| format!("{kind} {count}"))
+            .collect();
+        line(format!(
+            "| {} | {} | {} | {} | {stored} | {} | {} | {} / {} bytes |",
+            phase.name,
+            phase.probability,
+            phase.attempts,
+            phase.results.transfers,
+            phase.results.transfers - stored,
+            if failures.is_empty() {
+                "—".to_owned()
+            } else {
+                failures.join(", ")
+            },
+            phase.memory.high_water,
+            phase.memory.capacity,
+        ));
+    }
+    line(String::new());
+    line("| phase | transfers by kind |".into());
+    line("|---|---|".into());
+    for phase in phases {
+        let kinds: Vec<String> = phase
+            .results
+            .kinds
+            .iter()
+            .map(|(kind, count)| format!("{kind} {count}"))
+            .collect();
+        line(format!("| {} | {} |", phase.name, kinds.join(", ")));
+    }
+    line(String::new());
+    let by_kind: Vec<String> = faults
+        .iter()
+        .map(|(kind, n)| format!("{kind:?} {n}"))
+        .collect();
+    let snapshots: u64 = phases.iter().map(|p| p.results.snapshots).sum();
+    let transfers: u64 = phases.iter().map(|p| p.results.transfers).sum();
+    line(format!(
+        "In all: {transfers} transfers, {requests} requests, {total_faults} faults injected \
+         ({}); wrong successes 0; open multipart uploads left behind 0; signature failures \
+         {signature_failures}; progress snapshots checked {snapshots}, violations 0.",
+        by_kind.join(", ")
+    ));
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../measurements/transfer-campaign.md"
+    );
+    std::fs::write(path, out).expect("write measurements/transfer-campaign.md");
+    println!("wrote {path}");
 }
 
 /// A store that applies the first `op` but loses its answer (the connection is reset), and
