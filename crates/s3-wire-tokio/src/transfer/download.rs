@@ -518,7 +518,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         requests: 0,
         failure: None,
         cancelled: control.watch(),
-        written: 0,
+        unwritten: size,
         last: None,
     };
     let result = driver.run(&mut sink).await;
@@ -903,8 +903,8 @@ struct Driver {
     failure: Option<Error>,
     /// The cancellation, for a write to the writer.
     cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
-    /// Ranges written to the file or the writer so far.
-    written: usize,
+    /// Bytes still to be written to the file or the writer.
+    unwritten: u64,
     /// The last range written, not committed until the whole object checked out: `committed`
     /// reaches the total only when the download succeeds.
     last: Option<(Arc<PartProgress>, u64)>,
@@ -914,8 +914,8 @@ impl Driver {
     /// A range of `len` bytes reached the destination: committed, unless it is the last one,
     /// which waits for the object's verification ([`Driver::last`]).
     fn written_range(&mut self, progress: &Arc<PartProgress>, len: u64) {
-        self.written += 1;
-        if self.written == self.scheduler.plan().range_count() {
+        self.unwritten = self.unwritten.saturating_sub(len);
+        if self.unwritten == 0 {
             self.last = Some((progress.clone(), len));
         } else {
             progress.commit(len);
