@@ -236,9 +236,16 @@ enum RangeSlot<T> {
 ///
 /// `T` is whatever the driver stores per range (`bytes::Bytes`, `Vec<u8>`,
 /// a file region); the scheduler only holds it until its turn comes. Memory
-/// is bounded by [`DownloadOptions::maximum_buffered_bytes`] (`window`
-/// ranges). The driver should send every GET with `If-Match` set to the
-/// ETag of the object it planned from, so all ranges come from one version.
+/// is bounded by `window` ranges of the range size
+/// ([`DownloadOptions::maximum_buffered_bytes`] while the range size is the options'). The
+/// driver should send every GET with `If-Match` set to the ETag of the object it planned
+/// from, so all ranges come from one version.
+///
+/// Ranges are cut in object order as they are handed out, so the driver may change the
+/// size of the ranges still to come ([`set_range_size`](Self::set_range_size), e.g. larger
+/// when each request costs more than its bytes), and a download resumed after a crash
+/// ([`resume`](Self::resume)) fetches only the bytes it does not have: ranges never cover
+/// them, and deliveries are of fetched ranges only.
 ///
 /// The drain rule: after creating the scheduler and after every
 /// `handle_*` or delivered range, call [`poll_fetch`](Self::poll_fetch)
@@ -274,12 +281,19 @@ enum RangeSlot<T> {
 #[derive(Debug)]
 #[must_use = "a scheduler does nothing until its fetches are polled"]
 pub struct DownloadScheduler<T> {
-    plan: DownloadPlan,
+    object_size: u64,
     options: DownloadOptions,
+    /// The size of the ranges cut from now on.
+    range_size: u64,
+    /// Bytes a resumed download already has, ascending and disjoint; the ranges cut skip
+    /// them.
+    present: VecDeque<Range<u64>>,
+    /// Where the next range to cut starts.
+    next_start: u64,
     /// The next index the consumer gets.
     next_deliver: usize,
-    /// Slots for `next_deliver..next_deliver + window.len()`.
-    window: VecDeque<RangeSlot<T>>,
+    /// Slots for `next_deliver..next_deliver + window.len()`, with their bytes.
+    window: VecDeque<(Range<u64>, RangeSlot<T>)>,
     /// Indices waiting to be fetched again, lowest first.
     retries: BTreeSet<usize>,
     in_flight: usize,
@@ -289,16 +303,103 @@ pub struct DownloadScheduler<T> {
 impl<T> DownloadScheduler<T> {
     /// Schedules the download of an object of `object_size` bytes.
     pub fn new(object_size: u64, options: &DownloadOptions) -> Self {
-        let plan = DownloadPlan::new(object_size, options);
-        Self {
-            plan,
+        let mut scheduler = Self {
+            object_size,
             options: *options,
+            range_size: options.range_size(),
+            present: VecDeque::new(),
+            next_start: 0,
             next_deliver: 0,
             // A large window (a file written by position) grows as it fills.
             window: VecDeque::with_capacity(options.window().min(64)),
             retries: BTreeSet::new(),
             in_flight: 0,
-            outcome: (plan.range_count() == 0).then_some(DownloadOutcome::Completed),
+            outcome: None,
+        };
+        scheduler.complete_if_done();
+        scheduler
+    }
+
+    /// Schedules the rest of a download that already has the bytes of `present` (a download
+    /// resumed after a crash): only the other bytes are fetched and delivered. The ranges
+    /// may come in any order and overlap.
+    ///
+    /// # Errors
+    ///
+    /// [`OptionsError::RangeOutsideObject`] for an empty range or one past the object's end.
+    pub fn resume(
+        object_size: u64,
+        options: &DownloadOptions,
+        present: impl IntoIterator<Item = Range<u64>>,
+    ) -> Result<Self, Error> {
+        let mut ranges: Vec<Range<u64>> = present.into_iter().collect();
+        if let Some(bad) = ranges
+            .iter()
+            .find(|range| range.start >= range.end || range.end > object_size)
+        {
+            return Err(OptionsError::RangeOutsideObject {
+                start: bad.start,
+                end: bad.end,
+                object_size,
+            }
+            .into());
+        }
+        ranges.sort_by_key(|range| range.start);
+        let mut merged: VecDeque<Range<u64>> = VecDeque::with_capacity(ranges.len());
+        for range in ranges {
+            match merged.back_mut() {
+                Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+                _ => merged.push_back(range),
+            }
+        }
+        let mut scheduler = Self::new(object_size, options);
+        scheduler.present = merged;
+        scheduler.skip_present();
+        scheduler.complete_if_done();
+        Ok(scheduler)
+    }
+
+    /// Cuts the ranges not yet handed out at `range_size` bytes from now on (ranges already
+    /// handed out, and their retries, keep their bytes). The window still counts ranges, so
+    /// a driver that holds ranges in memory must keep `window × range_size` within its
+    /// budget.
+    ///
+    /// # Errors
+    ///
+    /// [`OptionsError::ZeroRangeSize`] for 0.
+    pub fn set_range_size(&mut self, range_size: u64) -> Result<(), Error> {
+        if range_size == 0 {
+            return Err(OptionsError::ZeroRangeSize.into());
+        }
+        self.range_size = range_size;
+        Ok(())
+    }
+
+    /// The size of the ranges cut from now on.
+    pub fn range_size(&self) -> u64 {
+        self.range_size
+    }
+
+    /// The object size in bytes.
+    pub fn object_size(&self) -> u64 {
+        self.object_size
+    }
+
+    /// Moves the cut past the bytes the download already has.
+    fn skip_present(&mut self) {
+        while let Some(present) = self.present.front() {
+            if present.start > self.next_start {
+                break;
+            }
+            self.next_start = self.next_start.max(present.end);
+            self.present.pop_front();
+        }
+    }
+
+    /// Whether every byte is cut and every cut range delivered.
+    fn complete_if_done(&mut self) {
+        if self.outcome.is_none() && self.next_start >= self.object_size && self.window.is_empty() {
+            self.outcome = Some(DownloadOutcome::Completed);
         }
     }
 
@@ -310,55 +411,58 @@ impl<T> DownloadScheduler<T> {
             return None;
         }
         if let Some(index) = self.retries.pop_first() {
-            let slot = self.window.get_mut(index - self.next_deliver)?;
+            let (range, slot) = self.window.get_mut(index - self.next_deliver)?;
             let RangeSlot::WaitingRetry { attempts } = *slot else {
                 return None;
             };
             *slot = RangeSlot::Fetching {
                 attempts: attempts + 1,
             };
-            return Some(self.fetch(index, attempts + 1));
+            return Some(RangeFetch {
+                index,
+                range: range.clone(),
+                attempt: attempts + 1,
+            });
         }
-        let index = self.next_deliver + self.window.len();
         if self.in_flight >= self.options.concurrency()
             || self.window.len() >= self.options.window()
-            || index >= self.plan.range_count()
+            || self.next_start >= self.object_size
         {
             return None;
         }
-        self.window.push_back(RangeSlot::Fetching { attempts: 1 });
+        let index = self.next_deliver + self.window.len();
+        let start = self.next_start;
+        let before_present = self.present.front().map_or(u64::MAX, |p| p.start);
+        let end = start
+            .saturating_add(self.range_size)
+            .min(self.object_size)
+            .min(before_present);
+        self.next_start = end;
+        self.skip_present();
+        self.window
+            .push_back((start..end, RangeSlot::Fetching { attempts: 1 }));
         self.in_flight += 1;
-        Some(self.fetch(index, 1))
-    }
-
-    fn fetch(&self, index: usize, attempt: u32) -> RangeFetch {
-        RangeFetch {
+        Some(RangeFetch {
             index,
-            range: self.plan.range(index).unwrap_or(0..0),
-            attempt,
-        }
+            range: start..end,
+            attempt: 1,
+        })
     }
 
     /// The next range in object order, if it has arrived. Delivering frees
     /// window space: drain [`poll_fetch`](Self::poll_fetch) afterwards.
     #[must_use = "a delivery holds the next bytes of the object"]
     pub fn poll_deliver(&mut self) -> Option<Delivery<T>> {
-        if !matches!(self.window.front(), Some(RangeSlot::Fetched(_))) {
+        if !matches!(self.window.front(), Some((_, RangeSlot::Fetched(_)))) {
             return None;
         }
-        let RangeSlot::Fetched(data) = self.window.pop_front()? else {
+        let (range, RangeSlot::Fetched(data)) = self.window.pop_front()? else {
             return None;
         };
         let index = self.next_deliver;
         self.next_deliver += 1;
-        if self.next_deliver == self.plan.range_count() {
-            self.outcome = Some(DownloadOutcome::Completed);
-        }
-        Some(Delivery {
-            index,
-            range: self.plan.range(index).unwrap_or(0..0),
-            data,
-        })
+        self.complete_if_done();
+        Some(Delivery { index, range, data })
     }
 
     fn fetching_attempts(&mut self, index: usize) -> Result<(&mut RangeSlot<T>, u32), Error> {
@@ -366,7 +470,7 @@ impl<T> DownloadScheduler<T> {
             .checked_sub(self.next_deliver)
             .and_then(|offset| self.window.get_mut(offset));
         match slot {
-            Some(slot) => match *slot {
+            Some((_, slot)) => match *slot {
                 RangeSlot::Fetching { attempts } => Ok((slot, attempts)),
                 _ => Err(EventError::RangeNotFetching { index }.into()),
             },
@@ -451,10 +555,5 @@ impl<T> DownloadScheduler<T> {
     /// Ranges in flight or held for in-order delivery; at most the window.
     pub fn buffered_ranges(&self) -> usize {
         self.window.len()
-    }
-
-    /// The plan being downloaded.
-    pub fn plan(&self) -> &DownloadPlan {
-        &self.plan
     }
 }

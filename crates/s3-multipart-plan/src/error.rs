@@ -75,6 +75,15 @@ pub enum OptionsError {
         /// The requested concurrency.
         concurrency: usize,
     },
+    /// A resumed download names bytes it has that are empty or lie past the object's end.
+    RangeOutsideObject {
+        /// The range's first byte.
+        start: u64,
+        /// The byte after the range's last.
+        end: u64,
+        /// The object's size.
+        object_size: u64,
+    },
 }
 
 /// Why a snapshot was rejected, with the 1-based line where it happened
@@ -214,6 +223,14 @@ impl fmt::Display for OptionsError {
             } => write!(
                 f,
                 "the reorder window of {window} ranges is smaller than the concurrency {concurrency}"
+            ),
+            Self::RangeOutsideObject {
+                start,
+                end,
+                object_size,
+            } => write!(
+                f,
+                "bytes {start}..{end} are empty or lie beyond the object's {object_size} bytes"
             ),
         }
     }

@@ -127,6 +127,7 @@ pub fn download_events(data: &[u8]) {
             }
             3 => download.handle_fetched(index, ()),
             4 => download.handle_fetch_failed(index, input.byte() % 2 == 0),
+            5 if input.byte() % 2 == 0 => download.set_range_size(u64::from(input.byte() % 16)),
             _ => {
                 download.handle_cancel();
                 Ok(())

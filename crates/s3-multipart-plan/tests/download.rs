@@ -161,3 +161,81 @@ fn cancel_and_wrong_events() {
     assert_eq!(download.outcome(), Some(&DownloadOutcome::Cancelled));
     assert_eq!(download.poll_deliver(), None);
 }
+
+#[test]
+fn a_resumed_download_fetches_and_delivers_only_the_missing_bytes() {
+    let present = [90..100, 0..25, 40..45, 20..22];
+    let mut download = DownloadScheduler::resume(100, &options(10, 8, 8, 0), present).unwrap();
+    let fetches = drain(&mut download);
+    let ranges: Vec<_> = fetches.iter().map(|f| f.range.clone()).collect();
+    assert_eq!(
+        ranges,
+        [25..35, 35..40, 45..55, 55..65, 65..75, 75..85, 85..90]
+    );
+    let indices: Vec<_> = fetches.iter().map(|f| f.index).collect();
+    assert_eq!(indices, (0..7).collect::<Vec<_>>(), "indices without gaps");
+    for fetch in fetches.iter().rev() {
+        download.handle_fetched(fetch.index, "bytes").unwrap();
+    }
+    let delivered: Vec<_> = std::iter::from_fn(|| download.poll_deliver())
+        .map(|d| d.range)
+        .collect();
+    assert_eq!(delivered, ranges);
+    assert_eq!(download.outcome(), Some(&DownloadOutcome::Completed));
+
+    // Everything present: done before anything is fetched.
+    let whole: DownloadScheduler<()> =
+        DownloadScheduler::resume(30, &options(10, 1, 1, 0), std::iter::once(0..30)).unwrap();
+    assert_eq!(whole.outcome(), Some(&DownloadOutcome::Completed));
+    for bad in [5..5, 20..31] {
+        assert_eq!(
+            DownloadScheduler::<()>::resume(
+                30,
+                &options(10, 1, 1, 0),
+                std::iter::once(bad.clone())
+            )
+            .unwrap_err(),
+            Error::InvalidOptions(OptionsError::RangeOutsideObject {
+                start: bad.start,
+                end: bad.end,
+                object_size: 30
+            })
+        );
+    }
+}
+
+#[test]
+fn a_new_range_size_applies_to_the_ranges_not_yet_cut() {
+    let mut download = DownloadScheduler::new(100, &options(10, 2, 4, 1));
+    assert_eq!(
+        drain(&mut download),
+        [fetch(0, 0, 10, 1), fetch(1, 10, 20, 1)]
+    );
+    download.set_range_size(30).unwrap();
+    assert_eq!(download.range_size(), 30);
+    // A retry keeps its bytes; the next new range has the new size.
+    download.handle_fetch_failed(1, true).unwrap();
+    download.handle_fetched(0, "a").unwrap();
+    assert_eq!(
+        drain(&mut download),
+        [fetch(1, 10, 20, 2), fetch(2, 20, 50, 1)]
+    );
+    assert_eq!(
+        download.set_range_size(0),
+        Err(Error::InvalidOptions(OptionsError::ZeroRangeSize))
+    );
+    download.handle_fetched(1, "b").unwrap();
+    download.handle_fetched(2, "c").unwrap();
+    let delivered: Vec<_> = std::iter::from_fn(|| download.poll_deliver())
+        .map(|d| d.range)
+        .collect();
+    assert_eq!(delivered, [0..10, 10..20, 20..50]);
+    assert_eq!(
+        drain(&mut download),
+        [fetch(3, 50, 80, 1), fetch(4, 80, 100, 1)]
+    );
+    download.handle_fetched(3, "d").unwrap();
+    download.handle_fetched(4, "e").unwrap();
+    assert_eq!(std::iter::from_fn(|| download.poll_deliver()).count(), 2);
+    assert_eq!(download.outcome(), Some(&DownloadOutcome::Completed));
+}

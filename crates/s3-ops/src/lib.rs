@@ -87,6 +87,9 @@ pub use checksum::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, Conte
 pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
 pub use extras::{RawRequest, RequestExtras};
+/// The `http` crate whose types requests and responses are made of (`Method`,
+/// `Request`, `Response`, `HeaderMap`), for [`RawRequest`] and custom transports.
+pub use http;
 pub use names::{AccessPointArn, BucketKind, BucketName, ObjectKey};
 pub use ops::{
     AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,

@@ -169,6 +169,7 @@ impl Provider {
             aws_chunked: true,
             trailing_checksums: true,
             signed_trailers: true,
+            list_multipart_uploads: true,
             listing_url_encoding: true,
             conditional_writes: ConditionalWrites::ALL,
             min_part_size: 5 * MIB,
@@ -257,6 +258,7 @@ impl Provider {
             // keys unencoded; CopyObject ignores the destination's `If-None-Match`.
             Provider::S3sFs => ProviderQuirks {
                 addressing: AddressingStyle::Path,
+                list_multipart_uploads: false,
                 full_object_checksums: NONE,
                 composite_checksums: NONE,
                 listing_url_encoding: false,
@@ -364,6 +366,12 @@ pub struct ProviderQuirks {
     /// (it signs them with the wrong string-to-sign); signed trailers are the least supported
     /// SigV4 mode among S3-compatible stores.
     pub signed_trailers: bool,
+    /// Whether the store lists open multipart uploads (ListMultipartUploads): what finds an
+    /// upload that a lost CreateMultipartUpload answer created, and the uploads a crashed
+    /// process left, to abort them. Where it does not, only a lifecycle rule
+    /// (AbortIncompleteMultipartUpload) removes them. Every documented store does; s3s-fs
+    /// does not.
+    pub list_multipart_uploads: bool,
     /// Whether listings honour `encoding-type=url` (keys sent URL-encoded).
     pub listing_url_encoding: bool,
     /// Which conditional writes the store evaluates.
@@ -485,6 +493,21 @@ impl ProviderQuirks {
         } else {
             Err(self.unsupported(Feature::AwsChunked))
         }
+    }
+
+    /// Refuses to look for open multipart uploads where the store cannot list them.
+    pub fn check_list_multipart_uploads(&self) -> Result<(), Error> {
+        if self.list_multipart_uploads {
+            Ok(())
+        } else {
+            Err(self.unsupported(Feature::ListMultipartUploads))
+        }
+    }
+
+    /// The error that says this store does not support `feature` (for a transport that
+    /// finds out at run time, e.g. from a `501 NotImplemented`).
+    pub fn unsupported_error(&self, feature: Feature) -> Error {
+        self.unsupported(feature)
     }
 
     /// Refuses a create-only write (`If-None-Match: *`: a managed upload's `create_only`)
@@ -730,6 +753,8 @@ pub enum Feature {
     },
     /// An aws-chunked body (a stream over plain HTTP without a known digest).
     AwsChunked,
+    /// Listing open multipart uploads (ListMultipartUploads).
+    ListMultipartUploads,
 }
 
 impl fmt::Display for Unsupported {
@@ -753,6 +778,12 @@ impl fmt::Display for Unsupported {
                 f,
                 "{provider} is not known to accept aws-chunked bodies, which a one-shot stream \
                  needs over plain HTTP; use HTTPS, a file or in-memory body, or a checksum"
+            ),
+            Feature::ListMultipartUploads => write!(
+                f,
+                "{provider} cannot list multipart uploads (ListMultipartUploads), so uploads \
+                 left open cannot be found and aborted by the client; set a lifecycle rule \
+                 (AbortIncompleteMultipartUpload) on the bucket to remove them"
             ),
         }
     }

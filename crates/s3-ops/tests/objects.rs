@@ -266,6 +266,40 @@ fn get_object_rejects_garbled_headers() {
     }
 }
 
+/// Garage answers a suffix range on an empty object with `206` and
+/// `Content-Range: bytes 0-18446744073709551615/0`: an empty object is an empty body,
+/// whatever the header says. Every other inconsistent range stays malformed.
+#[test]
+fn an_empty_object_is_an_empty_body_whatever_its_content_range_says() {
+    let get = GetObject::new(bucket(), key("k")).range(ByteRange::Suffix(8));
+    for length in [Some("0"), None] {
+        let mut headers = vec![("content-range", "bytes 0-18446744073709551615/0")];
+        headers.extend(length.map(|length| ("content-length", length)));
+        let output = get
+            .response(response(206, &headers, ""))
+            .unwrap_or_else(|e| panic!("{length:?}: {e:?}"));
+        assert_eq!(output.head.content_range, None);
+        assert!(output.body.is_empty());
+    }
+    for (range, length) in [
+        // Bytes announced for an empty object.
+        ("bytes 0-18446744073709551615/0", "5"),
+        // A range past a non-empty object's end.
+        ("bytes 0-18446744073709551615/10", "0"),
+        ("bytes 0-9/9", "10"),
+    ] {
+        let result = get.response(response(
+            206,
+            &[("content-range", range), ("content-length", length)],
+            "",
+        ));
+        assert!(
+            matches!(result, Err(Error::MalformedResponse(_))),
+            "{range} {length}: {result:?}"
+        );
+    }
+}
+
 #[test]
 fn not_modified_is_a_precondition_outcome() {
     let get = GetObject::new(bucket(), key("k")).if_none_match("\"abc\"");

@@ -234,6 +234,31 @@ async fn errors_keep_their_kind_and_the_s3_wire_error_as_source() {
     assert_eq!(server.requests()[0].header("if-match"), Some("\"v1\""));
 }
 
+/// Garage answers a suffix range on an empty object with `206` and
+/// `Content-Range: bytes 0-18446744073709551615/0`. An empty object is an empty body, so the
+/// caller (parquet reading a footer) gets no bytes and decides, as with object_store's own
+/// S3 backend, instead of a malformed-response error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suffix_range_of_an_empty_object_is_empty_whatever_its_content_range_says() {
+    let (server, store) = answering(
+        Reply::new(206)
+            .header("content-range", "bytes 0-18446744073709551615/0")
+            .header("last-modified", "Wed, 02 Dec 2026 10:00:00 GMT")
+            .header("etag", "\"d41d8cd98f00b204e9800998ecf8427e\""),
+    );
+    let options = GetOptions {
+        range: Some(object_store::GetRange::Suffix(8)),
+        ..GetOptions::default()
+    };
+    let got = store
+        .get_opts(&Path::from("empty"), options)
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((got.meta.size, got.range.clone()), (0, 0..0));
+    assert!(got.bytes().await.unwrap().is_empty());
+    assert_eq!(server.requests()[0].header("range"), Some("bytes=-8"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attributes_tags_and_a_checksum_go_with_a_put() {
     let server = FaultServer::start(|_| Reply::new(200).header("etag", "\"e1\""));

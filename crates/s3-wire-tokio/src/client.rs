@@ -27,7 +27,7 @@ use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::hooks::{Counted, Direction, Recorder, RequestHook};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{PayloadCache, Signer};
+use crate::sign::{PayloadCache, PayloadSigning, Signer};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -90,6 +90,8 @@ pub(crate) struct Inner {
     pub(crate) quirks: ProviderQuirks,
     /// The profile of requests to S3 Express One Zone directory buckets.
     express_quirks: ProviderQuirks,
+    /// How payloads are protected over plain HTTP.
+    pub(crate) payload_signing: PayloadSigning,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -146,6 +148,7 @@ impl Client {
         extras: RequestExtras,
         express_session_mode: SessionMode,
         hook: Option<Arc<dyn RequestHook>>,
+        payload_signing: PayloadSigning,
     ) -> Result<Self, Error> {
         let given_http = matches!(transport, Transport::Given(_));
         let http = match transport {
@@ -188,6 +191,7 @@ impl Client {
                 quirks,
                 express_quirks: s3_ops::Provider::S3Express.quirks(),
                 hook,
+                payload_signing,
             }),
         })
     }
@@ -522,6 +526,13 @@ impl Client {
                 .apply(&mut encoded)
                 .map_err(|e| Attempted::failed(e.into()))?;
         }
+        // An anonymous request has no signature to cover its payload: its checksum carries
+        // the integrity, as over TLS.
+        let payload_signing = if inner.credentials.is_none() {
+            PayloadSigning::UnsignedWithChecksum
+        } else {
+            inner.payload_signing
+        };
         // A directory bucket is S3 Express, whatever store the client is configured for.
         let quirks = if encoded.signing().service() == "s3express" {
             &inner.express_quirks
@@ -529,7 +540,7 @@ impl Client {
             &inner.quirks
         };
         payload_cache
-            .place_checksum(&mut encoded, upload, endpoint, quirks)
+            .place_checksum(&mut encoded, upload, endpoint, quirks, payload_signing)
             .await
             .map_err(Attempted::failed)?;
         // What the store rejects is changed or refused here, before anything is signed.
@@ -544,7 +555,14 @@ impl Client {
         let (mut parts, ()) = encoded.request.into_parts();
         let is_head = parts.method == http::Method::HEAD;
         let payload = payload_cache
-            .payload(&encoded.body, upload, endpoint, quirks)
+            .payload(
+                &encoded.body,
+                upload,
+                &parts.headers,
+                endpoint,
+                quirks,
+                payload_signing,
+            )
             .await
             .map_err(Attempted::failed)?;
         let activity = Activity::new();

@@ -19,6 +19,7 @@ use crate::credentials::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
+use crate::sign::PayloadSigning;
 use crate::transfer::TransferOptions;
 use crate::transport::{ProxySettings, Transport, TransportConfig};
 
@@ -96,6 +97,7 @@ pub struct ClientBuilder {
     /// Added to every request.
     extras: RequestExtras,
     express_session_mode: SessionMode,
+    payload_signing: PayloadSigning,
     env_error: Option<Error>,
 }
 
@@ -166,6 +168,7 @@ impl Default for ClientBuilder {
             anonymous: false,
             extras: RequestExtras::new(),
             express_session_mode: SessionMode::ReadWrite,
+            payload_signing: PayloadSigning::Signed,
             env_error: None,
         }
     }
@@ -650,6 +653,18 @@ impl ClientBuilder {
         self
     }
 
+    /// How upload payloads are protected over plain HTTP (default
+    /// [`PayloadSigning::Signed`]: signed by their SHA-256, nothing else protects them there).
+    /// [`PayloadSigning::UnsignedWithChecksum`] sends a payload that carries a checksum as
+    /// over TLS, unsigned: faster (no SHA-256 of every byte), still checked for corruption by
+    /// the store, but open to anyone on the path who rewrites the bytes and their checksum
+    /// together. Only for a network where nobody between client and store is untrusted; see
+    /// `docs/security.md`. Over HTTPS it changes nothing.
+    pub fn payload_signing(mut self, signing: PayloadSigning) -> Self {
+        self.payload_signing = signing;
+        self
+    }
+
     /// The `User-Agent` header.
     pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
         self.user_agent = agent.into();
@@ -831,6 +846,7 @@ impl ClientBuilder {
             self.extras,
             self.express_session_mode,
             self.hook,
+            self.payload_signing,
         )
     }
 }

@@ -28,6 +28,9 @@ struct Inner {
     outcome_unknown: bool,
     /// What the caller may do about it, when the error alone does not say.
     hint: Option<&'static str>,
+    /// The part and bytes of a transfer the failed request carried, until the transfer's
+    /// cleanup is known ([`Error::with_transfer`]).
+    location: Option<(Option<u32>, std::ops::Range<u64>)>,
 }
 
 /// What went wrong.
@@ -114,7 +117,7 @@ pub enum TransferErrorKind {
     Inconsistent(String),
 }
 
-/// What a failed managed transfer left behind, from [`Error::transfer`].
+/// What a failed managed transfer left behind, and where it failed, from [`Error::transfer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TransferFailure {
@@ -122,6 +125,24 @@ pub struct TransferFailure {
     pub upload_id: Option<String>,
     /// What was done about it.
     pub cleanup: Cleanup,
+    /// The part whose request failed (an upload's or a copy's part, or a download by part
+    /// numbers), numbered from 1.
+    pub part: Option<u32>,
+    /// The bytes of the object the failed request carried (a part, a download's range).
+    pub range: Option<std::ops::Range<u64>>,
+}
+
+impl TransferFailure {
+    /// What a transfer left behind: `upload_id` and its `cleanup`; where it failed is filled
+    /// in from the error.
+    pub(crate) fn new(upload_id: Option<String>, cleanup: Cleanup) -> Self {
+        Self {
+            upload_id,
+            cleanup,
+            part: None,
+            range: None,
+        }
+    }
 }
 
 /// How a failed or cancelled transfer cleaned up.
@@ -180,6 +201,7 @@ impl Error {
                 transfer: None,
                 outcome_unknown: false,
                 hint: None,
+                location: None,
             }),
         }
     }
@@ -218,10 +240,33 @@ impl Error {
         Self::new(ErrorKind::Transfer(kind))
     }
 
-    /// Records what the transfer this error ended left behind.
-    pub(crate) fn with_transfer(mut self, failure: TransferFailure) -> Self {
+    /// Records what the transfer this error ended left behind (and where it failed, as
+    /// [`Error::in_part`] recorded it).
+    pub(crate) fn with_transfer(mut self, mut failure: TransferFailure) -> Self {
+        if let Some((part, range)) = self.inner.location.take() {
+            failure.part = failure.part.or(part);
+            failure.range = failure.range.or(Some(range));
+        }
         self.inner.transfer = Some(failure);
         self
+    }
+
+    /// Records the part (if numbered) and the bytes of the transfer that the failed request
+    /// carried; the first place recorded stays.
+    pub(crate) fn in_part(mut self, part: Option<u32>, range: std::ops::Range<u64>) -> Self {
+        if self.inner.location.is_none() && self.inner.transfer.is_none() {
+            self.inner.location = Some((part, range));
+        }
+        self
+    }
+
+    /// `kind`, caused by `source`: with its attempts and request id, which are the failed
+    /// request's.
+    pub(crate) fn caused_by(kind: ErrorKind, source: Error) -> Self {
+        let mut error = Self::new(kind);
+        error.inner.attempts = source.inner.attempts;
+        error.inner.request_id = source.request_id().map(str::to_owned);
+        error.with_source(source)
     }
 
     pub(crate) fn set_outcome_unknown(&mut self, unknown: bool) {
@@ -462,6 +507,14 @@ impl fmt::Display for Error {
             write!(f, "; {hint}")?;
         }
         if let Some(transfer) = &self.inner.transfer {
+            match (transfer.part, &transfer.range) {
+                (Some(part), Some(range)) => {
+                    write!(f, "; in part {part} (bytes {}..{})", range.start, range.end)?
+                }
+                (Some(part), None) => write!(f, "; in part {part}")?,
+                (None, Some(range)) => write!(f, "; in bytes {}..{}", range.start, range.end)?,
+                (None, None) => {}
+            }
             match &transfer.cleanup {
                 Cleanup::Nothing => {}
                 Cleanup::Aborted => f.write_str("; the multipart upload was aborted")?,

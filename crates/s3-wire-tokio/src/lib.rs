@@ -81,10 +81,11 @@
 //! ([`Verification`]). A failure says what it cleaned up ([`Error::transfer`]).
 //!
 //! **Integrity.** By default every PutObject carries a CRC32 the store checks (a header
-//! for bytes, an aws-chunked trailer for files and streams), and every GetObject and
-//! HeadObject asks for the stored checksums; a body with a full-object checksum is checked
-//! as it is read and fails with a checksum error unless every byte matches
-//! ([`ObjectBody::verification`] says whether there was one to check). The request or the
+//! for bytes, and for files over plain HTTP, where it is computed with the SHA-256 the
+//! signature needs; an aws-chunked trailer for streams, and for files over TLS), and every
+//! GetObject and HeadObject asks for the stored checksums; a body with a full-object
+//! checksum is checked as it is read and fails with a checksum error unless every byte
+//! matches ([`ObjectBody::verification`] says whether there was one to check). The request or the
 //! client can turn either off ([`ClientBuilder::upload_checksum`],
 //! [`ClientBuilder::verify_downloads`]); `docs/integrity.md` lists exactly what is checked
 //! where.
@@ -169,6 +170,7 @@ pub use object_body::{ObjectBody, ObjectReader};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
+pub use sign::PayloadSigning;
 pub use transfer::{Destination, Progress, TransferHandle, TransferOptions, UploadSource};
 pub use verification::{NotVerified, Verification};
 

@@ -22,6 +22,9 @@
 //! Uploads carry a checksum by default (the client's `upload_checksum`), so the rows without
 //! one are what a request or client that turned checksums off sends: nothing beyond what
 //! SigV4 itself requires, for stores that reject checksums.
+//!
+//! With [`PayloadSigning::UnsignedWithChecksum`] a payload that carries a checksum is sent
+//! over plain HTTP as over TLS (the HTTPS column); one without a checksum is still signed.
 
 use std::time::SystemTime;
 
@@ -44,6 +47,27 @@ const HASH_BUFFER: usize = 256 * 1024;
 
 /// The header that names the algorithm of an upload's checksum, as the AWS SDKs send it.
 const SDK_CHECKSUM_ALGORITHM: &str = "x-amz-sdk-checksum-algorithm";
+
+/// How the payloads of a client's uploads are protected over plain HTTP (see
+/// [`ClientBuilder::payload_signing`](crate::ClientBuilder::payload_signing)). Over HTTPS,
+/// TLS protects them and the checksum proves them either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PayloadSigning {
+    /// Every payload is signed by its SHA-256, as SigV4 intends: bytes, files and buffered
+    /// parts hashed ahead (with their checksum, in one pass), one-shot streams in signed
+    /// chunks. Nothing on the path can change a byte unnoticed. The default.
+    #[default]
+    Signed,
+    /// Over plain HTTP, a payload that carries a checksum is sent as over TLS:
+    /// `UNSIGNED-PAYLOAD` with its checksum in a header, or an unsigned aws-chunked body
+    /// with the checksum as a trailer. The store still refuses bytes that do not match the
+    /// checksum, so corruption is caught; but the signature no longer covers the payload, so
+    /// anyone on the path can replace the bytes *and* their checksum. For trusted networks
+    /// only (a private link, a host-local store); it saves the SHA-256 of every payload. A
+    /// payload without a checksum is still signed.
+    UnsignedWithChecksum,
+}
 
 /// How the payload is described to the signer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +107,7 @@ impl PayloadCache {
         upload: Option<&Body>,
         endpoint: &Endpoint,
         quirks: &ProviderQuirks,
+        signing: PayloadSigning,
     ) -> Result<(), Error> {
         let s3_ops::Body::External {
             trailing_checksum: trailing @ Some(_),
@@ -95,16 +120,17 @@ impl PayloadCache {
             // Refused by `payload` with a clear error.
             return Ok(());
         };
-        let tls = endpoint.scheme() == Scheme::Https;
+        // The body carries a checksum: it needs no signature of its own where that is allowed.
+        let unsigned = unsigned_allowed(endpoint, signing, true);
         let headers = request.request.headers_mut();
         if matches!(upload.source, Source::Stream(_)) {
-            if !tls && !quirks.signed_trailers {
+            if !unsigned && !quirks.signed_trailers {
                 *trailing = None;
                 headers.remove(SDK_CHECKSUM_ALGORITHM);
             }
             return Ok(());
         }
-        if tls && quirks.trailing_checksums {
+        if unsigned && quirks.trailing_checksums {
             return Ok(());
         }
         // The algorithm the store takes (what adapting the request would switch a trailer to).
@@ -117,7 +143,7 @@ impl PayloadCache {
         let checksum = match &self.checksum {
             Some(checksum) if checksum.algorithm() == algorithm => checksum.clone(),
             _ => {
-                let want_sha256 = !tls && self.sha256.is_none();
+                let want_sha256 = !unsigned && self.sha256.is_none();
                 let (sha256, checksum) = digest_ahead(upload, want_sha256, Some(algorithm)).await?;
                 if sha256.is_some() {
                     self.sha256 = sha256;
@@ -147,10 +173,22 @@ impl PayloadCache {
         &mut self,
         description: &s3_ops::Body,
         upload: Option<&Body>,
+        headers: &http::HeaderMap,
         endpoint: &Endpoint,
         quirks: &ProviderQuirks,
+        signing: PayloadSigning,
     ) -> Result<Payload, Error> {
-        let payload = Payload::choose(description, upload, endpoint, &mut self.sha256).await?;
+        let checksummed = matches!(
+            description,
+            s3_ops::Body::External {
+                trailing_checksum: Some(_),
+                ..
+            }
+        ) || ChecksumAlgorithm::ALL
+            .iter()
+            .any(|algorithm| headers.contains_key(algorithm.header_name()));
+        let unsigned = unsigned_allowed(endpoint, signing, checksummed);
+        let payload = Payload::choose(description, upload, unsigned, &mut self.sha256).await?;
         if matches!(payload, Payload::Chunked { trailer: None, .. }) {
             quirks.check_aws_chunked()?;
         }
@@ -158,21 +196,28 @@ impl PayloadCache {
     }
 }
 
+/// Whether a payload may go without a signature of its own: over TLS, or over plain HTTP with
+/// the opt-in when it carries a checksum.
+fn unsigned_allowed(endpoint: &Endpoint, signing: PayloadSigning, checksummed: bool) -> bool {
+    endpoint.scheme() == Scheme::Https
+        || (signing == PayloadSigning::UnsignedWithChecksum && checksummed)
+}
+
 impl Payload {
-    /// Picks the payload mode for an operation's body (see the module table).
-    /// `sha256` caches the digest of a replayable upload across attempts.
+    /// Picks the payload mode for an operation's body (see the module table): `unsigned` where
+    /// the payload needs no signature of its own ([`unsigned_allowed`]). `sha256` caches the
+    /// digest of a replayable upload across attempts.
     pub(crate) async fn choose(
         description: &s3_ops::Body,
         upload: Option<&Body>,
-        endpoint: &Endpoint,
+        unsigned: bool,
         sha256: &mut Option<[u8; 32]>,
     ) -> Result<Payload, Error> {
-        let tls = endpoint.scheme() == Scheme::Https;
         match description {
             s3_ops::Body::Empty => Ok(Payload::Hashed(PayloadHash::Empty)),
             // Over TLS, large in-memory payloads are not hashed (UNSIGNED-PAYLOAD);
             // XML documents are small and always signed by their digest.
-            s3_ops::Body::Bytes(bytes) if tls && bytes.len() > UNSIGNED_THRESHOLD => {
+            s3_ops::Body::Bytes(bytes) if unsigned && bytes.len() > UNSIGNED_THRESHOLD => {
                 Ok(Payload::Unsigned)
             }
             s3_ops::Body::Bytes(bytes) => {
@@ -194,11 +239,11 @@ impl Payload {
                 }
                 if trailing_checksum.is_some() {
                     return Ok(Payload::Chunked {
-                        signed: !tls,
+                        signed: !unsigned,
                         trailer: *trailing_checksum,
                     });
                 }
-                if tls {
+                if unsigned {
                     return Ok(Payload::Unsigned);
                 }
                 // Over plain HTTP a stream cannot be hashed ahead: its chunks are signed.
@@ -408,26 +453,20 @@ mod tests {
         crate::body::test_stream_body(Vec::new(), len)
     }
 
+    /// The payload mode over TLS (`tls`) or plain HTTP, without a cache.
     async fn choose(
         description: &s3_ops::Body,
         upload: Option<&Body>,
         tls: bool,
     ) -> Result<Payload, Error> {
-        let url = if tls {
-            "https://storage.example.com"
-        } else {
-            "http://127.0.0.1:9000"
-        };
-        let endpoint = Endpoint::custom(url, "us-east-1").unwrap();
-        Payload::choose(description, upload, &endpoint, &mut None).await
+        Payload::choose(description, upload, tls, &mut None).await
     }
 
     #[tokio::test]
     async fn in_memory_bodies_are_hashed_once_per_operation() {
         let body = s3_ops::Body::Bytes(Bytes::from_static(b"<Delete/>"));
-        let endpoint = Endpoint::custom("http://127.0.0.1:9000", "us-east-1").unwrap();
         let mut cache = None;
-        let first = Payload::choose(&body, None, &endpoint, &mut cache)
+        let first = Payload::choose(&body, None, false, &mut cache)
             .await
             .unwrap();
         let digest: [u8; 32] = Sha256::digest(b"<Delete/>").into();
@@ -435,7 +474,7 @@ mod tests {
         assert_eq!(cache, Some(digest));
         // A retry takes the digest from the cache instead of hashing again.
         let mut cached = Some([7u8; 32]);
-        let retry = Payload::choose(&body, None, &endpoint, &mut cached)
+        let retry = Payload::choose(&body, None, false, &mut cached)
             .await
             .unwrap();
         assert_eq!(retry, Payload::Hashed(PayloadHash::Sha256([7u8; 32])));
@@ -733,7 +772,13 @@ mod tests {
         let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", len);
         let mut cache = PayloadCache::default();
         cache
-            .place_checksum(&mut request, Some(&body), &endpoint, &generic)
+            .place_checksum(
+                &mut request,
+                Some(&body),
+                &endpoint,
+                &generic,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), None);
@@ -746,7 +791,14 @@ mod tests {
         let sha256: [u8; 32] = Sha256::digest(&data).into();
         assert_eq!(cache.sha256, Some(sha256), "hashed in the same pass");
         let payload = cache
-            .payload(&request.body, Some(&body), &endpoint, &generic)
+            .payload(
+                &request.body,
+                Some(&body),
+                request.request.headers(),
+                &endpoint,
+                &generic,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(payload, Payload::Hashed(PayloadHash::Sha256(sha256)));
@@ -755,7 +807,13 @@ mod tests {
         let (endpoint, mut request) = streamed_put("https://s3.example.com", len);
         let mut cache = PayloadCache::default();
         cache
-            .place_checksum(&mut request, Some(&body), &endpoint, &generic)
+            .place_checksum(
+                &mut request,
+                Some(&body),
+                &endpoint,
+                &generic,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
@@ -764,7 +822,13 @@ mod tests {
         let mut no_trailers = generic;
         no_trailers.trailing_checksums = false;
         cache
-            .place_checksum(&mut request, Some(&body), &endpoint, &no_trailers)
+            .place_checksum(
+                &mut request,
+                Some(&body),
+                &endpoint,
+                &no_trailers,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), None);
@@ -778,7 +842,13 @@ mod tests {
         let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", len);
         let moto = s3_ops::Provider::Moto.quirks();
         PayloadCache::default()
-            .place_checksum(&mut request, Some(&body), &endpoint, &moto)
+            .place_checksum(
+                &mut request,
+                Some(&body),
+                &endpoint,
+                &moto,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         let crc32 = ChecksumAlgorithm::Crc32.checksum(&data).to_base64();
@@ -793,7 +863,13 @@ mod tests {
         let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", 5);
         let stream = one_shot(5);
         PayloadCache::default()
-            .place_checksum(&mut request, Some(&stream), &endpoint, &generic)
+            .place_checksum(
+                &mut request,
+                Some(&stream),
+                &endpoint,
+                &generic,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
@@ -804,13 +880,26 @@ mod tests {
         let (_, mut request) = streamed_put("http://127.0.0.1:9000", 5);
         let mut cache = PayloadCache::default();
         cache
-            .place_checksum(&mut request, Some(&stream), &endpoint, &refuses)
+            .place_checksum(
+                &mut request,
+                Some(&stream),
+                &endpoint,
+                &refuses,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), None);
         assert_eq!(header(&request, SDK_CHECKSUM_ALGORITHM), None);
         let payload = cache
-            .payload(&request.body, Some(&stream), &endpoint, &refuses)
+            .payload(
+                &request.body,
+                Some(&stream),
+                request.request.headers(),
+                &endpoint,
+                &refuses,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -823,10 +912,83 @@ mod tests {
         // Over TLS its trailer is unsigned, which such a store takes.
         let (endpoint, mut request) = streamed_put("https://s3.example.com", 5);
         PayloadCache::default()
-            .place_checksum(&mut request, Some(&stream), &endpoint, &refuses)
+            .place_checksum(
+                &mut request,
+                Some(&stream),
+                &endpoint,
+                &refuses,
+                PayloadSigning::Signed,
+            )
             .await
             .unwrap();
         assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
+    }
+
+    /// With the opt-in, over plain HTTP a payload that carries a checksum goes as over TLS,
+    /// one without is still signed.
+    #[tokio::test]
+    async fn unsigned_with_checksum_drops_the_signature_only_where_a_checksum_is() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(&[5u8; 100_000]).unwrap();
+        let body = Body::from_file(file.path()).await.unwrap();
+        let generic = s3_ops::Provider::Generic.quirks();
+        let opt_in = PayloadSigning::UnsignedWithChecksum;
+        let (endpoint, mut request) = streamed_put("http://127.0.0.1:9000", 100_000);
+        let mut cache = PayloadCache::default();
+        cache
+            .place_checksum(&mut request, Some(&body), &endpoint, &generic, opt_in)
+            .await
+            .unwrap();
+        assert_eq!(trailer(&request), Some(ChecksumAlgorithm::Crc32c));
+        let payload = cache
+            .payload(
+                &request.body,
+                Some(&body),
+                request.request.headers(),
+                &endpoint,
+                &generic,
+                opt_in,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            payload,
+            Payload::Chunked {
+                signed: false,
+                trailer: Some(ChecksumAlgorithm::Crc32c)
+            }
+        );
+        assert_eq!(cache.sha256, None, "nothing hashed");
+
+        // In memory: UNSIGNED-PAYLOAD with a checksum header, a digest without one.
+        let large = s3_ops::Body::Bytes(Bytes::from(vec![1u8; UNSIGNED_THRESHOLD + 1]));
+        let mut with_checksum = http::HeaderMap::new();
+        with_checksum.insert("x-amz-checksum-crc32", HeaderValue::from_static("AAAAAA=="));
+        let without = http::HeaderMap::new();
+        for (headers, expected_unsigned) in [(&with_checksum, true), (&without, false)] {
+            let payload = PayloadCache::default()
+                .payload(&large, None, headers, &endpoint, &generic, opt_in)
+                .await
+                .unwrap();
+            assert_eq!(
+                payload == Payload::Unsigned,
+                expected_unsigned,
+                "{payload:?}"
+            );
+        }
+        // The default signs everything.
+        let payload = PayloadCache::default()
+            .payload(
+                &large,
+                None,
+                &with_checksum,
+                &endpoint,
+                &generic,
+                PayloadSigning::Signed,
+            )
+            .await
+            .unwrap();
+        assert!(matches!(payload, Payload::Hashed(PayloadHash::Sha256(_))));
     }
 
     #[tokio::test]

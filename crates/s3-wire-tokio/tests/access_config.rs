@@ -167,3 +167,60 @@ async fn the_escape_hatch_sends_what_the_library_does_not_model() {
         "{error}"
     );
 }
+
+/// Over plain HTTP an anonymous upload has no signature to cover its payload either: bytes
+/// carry their checksum in a header, a one-shot stream in an unsigned aws-chunked trailer.
+#[tokio::test]
+async fn anonymous_uploads_over_plain_http_keep_their_checksums_unsigned() {
+    use s3_wire_tokio::s3_ops::PutObject;
+    use support::fault::{FaultServer, Reply};
+    let server = FaultServer::start([
+        Reply::empty().with_header("etag", "\"a\""),
+        Reply::empty().with_header("etag", "\"b\""),
+    ]);
+    let client = Client::builder()
+        .endpoint(server.endpoint())
+        .anonymous()
+        .build()
+        .unwrap();
+    let b = || bucket("public-uploads").unwrap();
+    let data = support::data(100_000, 5);
+    client
+        .put_object(
+            PutObject::new(b(), s3_wire_tokio::key("bytes").unwrap()),
+            s3_wire_tokio::Body::from_bytes(data.clone()),
+        )
+        .await
+        .unwrap();
+    client
+        .put_object(
+            PutObject::new(b(), s3_wire_tokio::key("stream").unwrap()),
+            support::one_shot(&data, 10_000),
+        )
+        .await
+        .unwrap();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert!(request.header("authorization").is_none(), "{request:?}");
+        assert!(request.header("x-amz-security-token").is_none());
+    }
+    let crc = support::base64(&support::crc32(&data).to_be_bytes());
+    assert_eq!(
+        requests[0].header("x-amz-checksum-crc32"),
+        Some(crc.as_str())
+    );
+    assert_eq!(
+        requests[1].header("x-amz-content-sha256"),
+        Some("STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+    );
+    assert_eq!(
+        requests[1].header("x-amz-trailer"),
+        Some("x-amz-checksum-crc32")
+    );
+    let body = String::from_utf8_lossy(&requests[1].body);
+    assert!(
+        body.contains(&format!("x-amz-checksum-crc32:{crc}")),
+        "the trailer carries the CRC32"
+    );
+}

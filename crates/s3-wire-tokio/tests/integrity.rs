@@ -16,7 +16,7 @@ use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
 use s3_wire_tokio::{
-    Body, Client, ClientBuilder, ErrorKind, NotVerified, RetryConfig, Verification,
+    Body, Client, ClientBuilder, ErrorKind, NotVerified, PayloadSigning, RetryConfig, Verification,
 };
 use support::fault::{FaultServer, Recorded, Reply};
 use support::{aws_chunked, base64, crc32, crc64nvme, data, one_shot, sigv4};
@@ -387,4 +387,48 @@ async fn a_buffered_get_object_is_checked_too_and_a_mismatch_is_retried() {
         "{error:?}"
     );
     assert_eq!(error.attempts(), 2);
+}
+
+/// The plain-HTTP opt-in: every body kind with a checksum goes unsigned, as over TLS, with
+/// its CRC32 (header or trailer) checked here; the same request without a checksum is
+/// signed as by default.
+#[tokio::test]
+async fn unsigned_payloads_with_checksums_are_an_explicit_plain_http_opt_in() {
+    let data = data(LEN, 41);
+    let crc = base64(&crc32(&data).to_be_bytes());
+    for kind in KINDS {
+        let directory = tempfile::tempdir().unwrap();
+        let stored = || Reply::empty().with_header("etag", ETAG);
+        let server = server(false, [stored(), stored()]);
+        let client = builder(&server, false)
+            .payload_signing(PayloadSigning::UnsignedWithChecksum)
+            .build()
+            .unwrap();
+        for checksum in [true, false] {
+            let case = format!("{kind:?}, checksum {checksum}");
+            let put = PutObject::new(bucket(), key());
+            let put = if checksum { put } else { put.no_checksum() };
+            client
+                .put_object(put, body(kind, &data, &directory).await)
+                .await
+                .unwrap_or_else(|e| panic!("{case}: {e:?}"));
+            let sent = server.requests().pop().unwrap();
+            let (checksums, _) = sent_checksums(&sent, &data);
+            let payload = sent.header("x-amz-content-sha256").unwrap();
+            match (checksum, kind) {
+                (true, Kind::Bytes) => assert_eq!(payload, "UNSIGNED-PAYLOAD", "{case}"),
+                (true, _) => assert_eq!(payload, "STREAMING-UNSIGNED-PAYLOAD-TRAILER", "{case}"),
+                (false, Kind::Stream) => {
+                    assert_eq!(payload, "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "{case}")
+                }
+                (false, _) => assert_eq!(payload.len(), 64, "{case}: {payload}"),
+            }
+            let expected = if checksum {
+                vec![("x-amz-checksum-crc32".to_owned(), crc.clone())]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(checksums, expected, "{case}");
+        }
+    }
 }

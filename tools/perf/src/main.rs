@@ -9,6 +9,9 @@
 //! cargo run --release -p perf -- null-server
 //! ```
 //!
+//! `S3W_PERF_PAYLOAD_SIGNING=unsigned-with-checksum` runs s3-wire with checksummed payloads
+//! unsigned over plain HTTP (`ClientBuilder::payload_signing`; default `signed`).
+//!
 //! Clients: `s3-wire` (this binary's `child`), `boto3`, `curl`, and every directory of
 //! `comparisons/perf-peers/` holding a Rust peer (`s3-wire-0.1.1`, `object_store`,
 //! `aws-sdk-s3`), built on first use. All speak the protocol of the `perf-peer` crate.

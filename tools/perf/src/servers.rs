@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use perf_peer::BUCKET;
 use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
-use s3_wire_tokio::{Client, UploadSource};
+use s3_wire_tokio::{Client, PayloadSigning, UploadSource};
 
 use crate::MIB;
 use crate::null;
@@ -31,14 +31,30 @@ pub struct Server {
     _local: Option<local_s3::LocalS3>,
 }
 
+/// The variable that chooses how s3-wire protects payloads over plain HTTP in a run:
+/// `signed` (the default) or `unsigned-with-checksum` (`ClientBuilder::payload_signing`).
+/// The children inherit it.
+pub const PAYLOAD_SIGNING_VAR: &str = "S3W_PERF_PAYLOAD_SIGNING";
+
 /// An s3-wire client of `endpoint` as every s3-wire side of a run makes it (the setup,
-/// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment.
+/// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment, and
+/// the payload signing [`PAYLOAD_SIGNING_VAR`] chooses.
 pub fn client(endpoint: &str, access_key: &str, secret_key: &str) -> Result<Client, String> {
+    let signing = match std::env::var(PAYLOAD_SIGNING_VAR).as_deref() {
+        Err(_) | Ok("signed") => PayloadSigning::Signed,
+        Ok("unsigned-with-checksum") => PayloadSigning::UnsignedWithChecksum,
+        Ok(other) => {
+            return Err(format!(
+                "{PAYLOAD_SIGNING_VAR}={other}: expected signed or unsigned-with-checksum"
+            ));
+        }
+    };
     Client::builder()
         .endpoint(endpoint)
         .region("us-east-1")
         .static_credentials(access_key, secret_key, None)
         .proxy_from_env(false)
+        .payload_signing(signing)
         .build()
         .map_err(|e| e.to_string())
 }

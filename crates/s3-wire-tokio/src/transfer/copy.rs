@@ -107,10 +107,7 @@ async fn run(builder: CopyBuilder, control: Arc<Control>) -> Result<CopyOutput, 
         listener: _,
     } = builder;
     let failed = |error: Error| {
-        error.with_transfer(crate::error::TransferFailure {
-            upload_id: None,
-            cleanup: Cleanup::Nothing,
-        })
+        error.with_transfer(crate::error::TransferFailure::new(None, Cleanup::Nothing))
     };
     let head = client
         .head_object(source.head_object().checksum_mode(true))
@@ -237,10 +234,7 @@ async fn copy_whole(
     source_checksum: Option<Checksum>,
 ) -> Result<CopyOutput, Error> {
     let failed = |error: Error| {
-        error.with_transfer(crate::error::TransferFailure {
-            upload_id: None,
-            cleanup: Cleanup::Nothing,
-        })
+        error.with_transfer(crate::error::TransferFailure::new(None, Cleanup::Nothing))
     };
     let mut copy = CopyObject::new(source, bucket.clone(), key.clone());
     if let Some(attributes) = attributes {
@@ -309,6 +303,7 @@ async fn copy_whole(
         resumed_parts: 0,
         checksum: stored_checksum,
         verification,
+        possible_orphan: None,
     })
 }
 

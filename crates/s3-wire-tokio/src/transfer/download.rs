@@ -357,12 +357,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         verify,
         listener: _,
     } = builder;
-    let fail = |error: Error| {
-        error.with_transfer(TransferFailure {
-            upload_id: None,
-            cleanup: Cleanup::Nothing,
-        })
-    };
+    let fail = |error: Error| error.with_transfer(TransferFailure::new(None, Cleanup::Nothing));
     let budget = client.inner.transfer_memory.clone();
     let limit = options
         .single_request_limit
@@ -523,7 +518,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         requests: 0,
         failure: None,
         cancelled: control.watch(),
-        written: 0,
+        unwritten: size,
         last: None,
     };
     let result = driver.run(&mut sink).await;
@@ -661,7 +656,7 @@ async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Opt
 /// A 412 on a pinned request: the object is not the one the first response described.
 fn changed(error: Error) -> Error {
     if error.is_precondition_failed() {
-        Error::transfer_error(TransferErrorKind::ObjectChanged).with_source(error)
+        Error::caused_by(ErrorKind::Transfer(TransferErrorKind::ObjectChanged), error)
     } else {
         error
     }
@@ -908,8 +903,8 @@ struct Driver {
     failure: Option<Error>,
     /// The cancellation, for a write to the writer.
     cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
-    /// Ranges written to the file or the writer so far.
-    written: usize,
+    /// Bytes still to be written to the file or the writer.
+    unwritten: u64,
     /// The last range written, not committed until the whole object checked out: `committed`
     /// reaches the total only when the download succeeds.
     last: Option<(Arc<PartProgress>, u64)>,
@@ -919,8 +914,8 @@ impl Driver {
     /// A range of `len` bytes reached the destination: committed, unless it is the last one,
     /// which waits for the object's verification ([`Driver::last`]).
     fn written_range(&mut self, progress: &Arc<PartProgress>, len: u64) {
-        self.written += 1;
-        if self.written == self.scheduler.plan().range_count() {
+        self.unwritten = self.unwritten.saturating_sub(len);
+        if self.unwritten == 0 {
             self.last = Some((progress.clone(), len));
         } else {
             progress.commit(len);
@@ -1041,9 +1036,13 @@ impl Driver {
             .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
         let progress = PartProgress::new(self.control.progress.clone());
+        let part = match mode {
+            Mode::Parts(_) => Some(fetch.index as u32 + 1),
+            Mode::Ranges => None,
+        };
         let queued = admission.queued();
         self.waits.tasks.spawn(async move {
-            let index = fetch.index;
+            let (index, range) = (fetch.index, fetch.range.clone());
             let fetched = crate::hooks::queued_for(
                 queued,
                 fetch_range(
@@ -1060,7 +1059,7 @@ impl Driver {
             .await;
             fetched.map_err(|error| Failed {
                 index,
-                error,
+                error: error.in_part(part, range),
                 progress,
             })
         });
@@ -1120,6 +1119,9 @@ impl Driver {
     }
 }
 
+/// Fetches one range (or part) and writes it to the file or keeps it for the writer. An
+/// error carries the attempts of the GET it came from, also when it was found in the answer
+/// (a short or inconsistent one) rather than by the request.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_range(
     pinned: &Pinned,
@@ -1131,11 +1133,46 @@ async fn fetch_range(
     first: Option<ObjectBody>,
     progress: Arc<PartProgress>,
 ) -> Result<Fetched, Error> {
+    let mut requests = 0;
+    let fetched = receive_range(
+        pinned,
+        fetch,
+        mode,
+        file,
+        algorithm,
+        admission,
+        first,
+        progress,
+        &mut requests,
+    )
+    .await;
+    fetched.map_err(|error| match error.attempts() {
+        0 => error.with_attempts(requests),
+        _ => error,
+    })
+}
+
+/// [`fetch_range`]'s work; `requests` is set to the GET's attempts once it answered.
+#[allow(clippy::too_many_arguments)]
+async fn receive_range(
+    pinned: &Pinned,
+    fetch: RangeFetch,
+    mode: Mode,
+    file: Option<(Arc<std::fs::File>, usize)>,
+    algorithm: Option<ChecksumAlgorithm>,
+    admission: Admission,
+    first: Option<ObjectBody>,
+    progress: Arc<PartProgress>,
+    requests: &mut u32,
+) -> Result<Fetched, Error> {
     let range = fetch.range.clone();
     let len = range.end - range.start;
     let inconsistent = |what: String| Error::transfer_error(TransferErrorKind::Inconsistent(what));
     let (mut body, part_checksum) = match first {
-        Some(body) => (body, None),
+        Some(body) => {
+            *requests = body.requests();
+            (body, None)
+        }
         None => {
             let request = match mode {
                 Mode::Ranges => pinned
@@ -1144,6 +1181,7 @@ async fn fetch_range(
                 Mode::Parts(_) => pinned.request(true).part_number(fetch.index as u32 + 1),
             };
             let response = pinned.client.get_object(request).await.map_err(changed)?;
+            *requests = response.body.requests();
             let head = &response.output.head;
             let answered = head
                 .content_range

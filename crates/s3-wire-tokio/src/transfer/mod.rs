@@ -37,7 +37,7 @@ pub(crate) use progress::PartProgress;
 pub use progress::Progress;
 pub use source::UploadSource;
 pub use sweep::{StaleUpload, StaleUploads};
-pub use upload::{UploadBuilder, UploadOutput};
+pub use upload::{PossibleOrphan, UploadBuilder, UploadOutput};
 
 use s3_multipart_plan::{MIB, PartLimits};
 

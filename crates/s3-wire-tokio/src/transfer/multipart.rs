@@ -40,7 +40,8 @@ use crate::transfer::journal::{self, Fingerprint, Header};
 use crate::transfer::progress::{PartProgress, ProgressState};
 use crate::transfer::source::SequentialRead;
 use crate::transfer::upload::{
-    UploadOutput, budget_error, check_unchanged, length_error, read_error, verify_echo,
+    PossibleOrphan, UploadOutput, budget_error, check_unchanged, length_error, read_error,
+    verify_echo,
 };
 use crate::transfer::wake::{Waits, Wake};
 use crate::verification::{NotVerified, Verification};
@@ -129,7 +130,7 @@ impl Target {
         upload_id: Option<String>,
         cleanup: Cleanup,
     ) -> Error {
-        error.with_transfer(TransferFailure { upload_id, cleanup })
+        error.with_transfer(TransferFailure::new(upload_id, cleanup))
     }
 }
 
@@ -207,7 +208,7 @@ enum Woke {
 
 /// A result for the driver loop.
 enum Event {
-    Created(Result<String, Error>),
+    Created(Result<(String, Option<PossibleOrphan>), Error>),
     Read {
         number: u32,
         reader: Box<dyn SequentialRead>,
@@ -262,6 +263,8 @@ pub(crate) struct Driver {
     /// The composite value (`base64-N`) of an upload with a hash algorithm.
     composite: Option<String>,
     pub(crate) resumed_parts: u32,
+    /// An upload a lost CreateMultipartUpload answer may have left, not found to abort.
+    possible_orphan: Option<PossibleOrphan>,
 }
 
 impl Driver {
@@ -293,6 +296,7 @@ impl Driver {
             full_checksum: None,
             composite: None,
             resumed_parts: 0,
+            possible_orphan: None,
         }
     }
 
@@ -517,7 +521,9 @@ impl Driver {
                     .unwrap_or_default();
                 self.waits.tasks.spawn(async move {
                     let part = upload_part(&target, upload_id, number, body, progress);
-                    let result = crate::hooks::queued_for(queued, part).await;
+                    let result = crate::hooks::queued_for(queued, part)
+                        .await
+                        .map_err(|error| error.in_part(Some(number), range));
                     drop(admission);
                     Event::Part { number, result }
                 });
@@ -617,7 +623,8 @@ impl Driver {
     /// Reports one result to the scheduler.
     fn handle(&mut self, event: Event) {
         let handled = match event {
-            Event::Created(Ok(upload_id)) => {
+            Event::Created(Ok((upload_id, orphan))) => {
+                self.possible_orphan = orphan;
                 let handled = self.scheduler.handle_created(upload_id);
                 if let Some(journal) = &mut self.journal {
                     journal.update(&self.scheduler);
@@ -751,6 +758,7 @@ impl Driver {
                     resumed_parts: self.resumed_parts,
                     checksum: self.full_checksum.take(),
                     verification,
+                    possible_orphan: self.possible_orphan.take(),
                 });
             }
             Outcome::Aborted { .. } => Cleanup::Aborted,
@@ -782,7 +790,9 @@ impl Driver {
     }
 }
 
-async fn create(target: &Target) -> Result<String, Error> {
+/// CreateMultipartUpload, retried after a lost answer; with the upload id, the upload a lost
+/// answer may have left that could not be aborted.
+async fn create(target: &Target) -> Result<(String, Option<PossibleOrphan>), Error> {
     let mut create = CreateMultipartUpload::new(target.bucket.clone(), target.key.clone())
         .attributes(target.attributes.clone());
     if let Some(algorithm) = target.algorithm {
@@ -796,10 +806,18 @@ async fn create(target: &Target) -> Result<String, Error> {
     loop {
         match target.client.send_telling(&create).await {
             Ok((created, lost_in_this_round)) => {
+                let mut orphan = None;
                 if lost || lost_in_this_round {
-                    abort_lost_creates(target, &created.upload_id, started.elapsed()).await;
+                    orphan = abort_lost_creates(target, &created.upload_id, started.elapsed())
+                        .await
+                        .err()
+                        .map(|reason| PossibleOrphan {
+                            bucket: target.bucket.as_str().to_owned(),
+                            key: target.key.as_str().to_owned(),
+                            reason,
+                        });
                 }
-                return Ok(created.upload_id);
+                return Ok((created.upload_id, orphan));
             }
             // A lost answer may have created an upload that only a successful create can
             // find (by its time next to the new one) and abort: try a few more rounds.
@@ -819,16 +837,21 @@ async fn create(target: &Target) -> Result<String, Error> {
 
 /// Aborts the uploads of this key that a lost CreateMultipartUpload answer may have left:
 /// those the store initiated at most `within` (the time the retries took, plus a second of
-/// timestamp rounding) before `ours`. Best effort: a store without ListMultipartUploads
-/// leaves them to [`Client::abort_stale_uploads`].
-async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) {
+/// timestamp rounding) before `ours`. Says why not when it could not look or abort: a store
+/// that cannot list multipart uploads keeps such an upload until a lifecycle rule removes it.
+async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) -> Result<(), String> {
+    target
+        .client
+        .provider_quirks()
+        .check_list_multipart_uploads()
+        .map_err(|e| e.to_string())?;
     let mut uploads = Vec::new();
     for round in 1..=CLEANUP_ROUNDS {
         let listing =
             ListMultipartUploads::new(target.bucket.clone()).prefix(target.key.as_str().to_owned());
         let mut pages = target.client.list_multipart_uploads_pages(listing);
         uploads.clear();
-        let mut listed = true;
+        let mut failed = None;
         while let Some(page) = pages.next_page().await {
             match page {
                 Ok(page) => uploads.extend(
@@ -837,32 +860,33 @@ async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) {
                         .into_iter()
                         .filter(|upload| upload.key == target.key.as_str()),
                 ),
-                Err(_) => {
-                    listed = false;
+                Err(error) => {
+                    failed = Some(target.client.unlisted(error));
                     break;
                 }
             }
         }
-        if listed {
-            break;
+        match failed {
+            None => break,
+            // The store does not implement the listing: asking again changes nothing.
+            Some(error) if round == CLEANUP_ROUNDS || !error.retry_class().is_retryable() => {
+                return Err(error.to_string());
+            }
+            Some(_) => tokio::time::sleep(Duration::from_millis(100) * round).await,
         }
-        if round == CLEANUP_ROUNDS {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100) * round).await;
     }
     let initiated =
         |upload: &s3_xml::MultipartUpload| upload.initiated.and_then(|at| at.to_system_time());
-    let Some(our_time) = uploads
+    let not_found = || "the store's listing of the key's uploads does not show the one in use";
+    let our_time = uploads
         .iter()
         .find(|upload| upload.upload_id == ours)
         .and_then(initiated)
-    else {
-        return;
-    };
-    let Some(earliest) = our_time.checked_sub(within + Duration::from_secs(1)) else {
-        return;
-    };
+        .ok_or_else(not_found)?;
+    let earliest = our_time
+        .checked_sub(within + Duration::from_secs(1))
+        .ok_or_else(not_found)?;
+    let mut result = Ok(());
     for upload in &uploads {
         let lost = upload.upload_id != ours
             && initiated(upload).is_some_and(|at| earliest <= at && at <= our_time);
@@ -872,9 +896,22 @@ async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) {
                 target.key.clone(),
                 upload.upload_id.clone(),
             );
-            let _ = target.client.abort_multipart_upload(abort).await;
+            match target.client.abort_multipart_upload(abort).await {
+                Ok(_) => {}
+                Err(error)
+                    if error
+                        .service_error()
+                        .is_some_and(|e| e.code == "NoSuchUpload") => {}
+                Err(error) => {
+                    result = Err(format!(
+                        "aborting upload {} failed: {error}",
+                        upload.upload_id
+                    ));
+                }
+            }
         }
     }
+    result
 }
 
 /// The bytes of one part.
@@ -1005,7 +1042,10 @@ async fn copy_part(
 /// A 412 on a copy pinned to the source's ETag: the source changed.
 pub(crate) fn copy_source_changed(error: Error) -> Error {
     if error.is_precondition_failed() {
-        Error::transfer_error(TransferErrorKind::ObjectChanged).with_source(error)
+        Error::caused_by(
+            crate::error::ErrorKind::Transfer(TransferErrorKind::ObjectChanged),
+            error,
+        )
     } else {
         error
     }

@@ -42,12 +42,20 @@ impl Client {
     ///
     /// Choose `older_than` longer than any upload in progress may take: a running upload
     /// whose upload is aborted fails.
+    ///
+    /// A store that cannot list multipart uploads (its profile says so, or it answers
+    /// `501 NotImplemented`; s3s-fs) cannot be swept: the error is
+    /// [`s3_ops::InvalidInput::Unsupported`] with
+    /// [`Feature::ListMultipartUploads`](s3_ops::provider::Feature::ListMultipartUploads),
+    /// whose message tells the operator to set a lifecycle rule
+    /// (AbortIncompleteMultipartUpload) on the bucket instead.
     pub async fn abort_stale_uploads(
         &self,
         bucket: &BucketName,
         prefix: &str,
         older_than: Duration,
     ) -> Result<StaleUploads, Error> {
+        self.inner.quirks.check_list_multipart_uploads()?;
         let cutoff = SystemTime::now().checked_sub(older_than);
         let mut listing = ListMultipartUploads::new(bucket.clone());
         if !prefix.is_empty() {
@@ -56,7 +64,8 @@ impl Client {
         let mut pages = self.list_multipart_uploads_pages(listing);
         let mut swept = StaleUploads::default();
         while let Some(page) = pages.next_page().await {
-            for upload in page?.result.uploads {
+            let page = page.map_err(|error| self.unlisted(error))?;
+            for upload in page.result.uploads {
                 let initiated = upload.initiated.and_then(|at| at.to_system_time());
                 let stale = match (initiated, cutoff) {
                     (Some(initiated), Some(cutoff)) => initiated < cutoff,
@@ -78,6 +87,20 @@ impl Client {
             }
         }
         Ok(swept)
+    }
+
+    /// A ListMultipartUploads failure, as what it means when the store does not implement the
+    /// operation: uploads cannot be listed here.
+    pub(crate) fn unlisted(&self, error: Error) -> Error {
+        let not_implemented = error.service_error().is_some_and(|e| {
+            e.status == http::StatusCode::NOT_IMPLEMENTED || e.code == "NotImplemented"
+        });
+        if !not_implemented {
+            return error;
+        }
+        let feature = s3_ops::provider::Feature::ListMultipartUploads;
+        let unsupported = self.inner.quirks.unsupported_error(feature);
+        Error::caused_by(crate::ErrorKind::Operation(unsupported), error)
     }
 
     async fn abort_one(&self, bucket: &BucketName, upload: &StaleUpload) -> Result<(), Error> {

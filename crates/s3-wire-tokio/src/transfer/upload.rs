@@ -72,6 +72,25 @@ pub struct UploadOutput {
     pub checksum: Option<Checksum>,
     /// What the store confirmed.
     pub verification: Verification,
+    /// Set when a CreateMultipartUpload answer was lost, so the store may have created an
+    /// upload besides the one used, and it could not be found to abort (the store cannot
+    /// list multipart uploads, s3s-fs for one). Such an upload holds no parts but stays
+    /// until a lifecycle rule (AbortIncompleteMultipartUpload) removes it. Where the store
+    /// lists uploads the extra one is aborted and this is `None`.
+    pub possible_orphan: Option<PossibleOrphan>,
+}
+
+/// A multipart upload a lost answer may have left behind, which could not be aborted; see
+/// [`UploadOutput::possible_orphan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PossibleOrphan {
+    /// The bucket.
+    pub bucket: String,
+    /// The key (the upload's own).
+    pub key: String,
+    /// Why it could not be found and aborted.
+    pub reason: String,
 }
 
 impl Client {
@@ -513,6 +532,7 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
         resumed_parts: 0,
         checksum,
         verification,
+        possible_orphan: None,
     })
 }
 

@@ -307,6 +307,9 @@ pub struct StoreQuirks {
     /// bytes), and evaluates `If-Match` against that, so a part probe pinned to the object's
     /// ETag gets `412 PreconditionFailed`.
     pub part_etag_on_head: bool,
+    /// s3s-fs 0.14.1: ListMultipartUploads answers `501 NotImplemented` (an upload a lost
+    /// CreateMultipartUpload answer created cannot be found).
+    pub no_list_multipart_uploads: bool,
 }
 
 /// Attributes stored with an object (or given to an upload).
@@ -1468,6 +1471,11 @@ fn apply(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         Op::CompleteMultipartUpload => Err(Answer::error(500, "InternalError", "unreachable")),
         Op::AbortMultipartUpload => abort_multipart_upload(state, ctx),
         Op::ListParts => list_parts(state, ctx),
+        Op::ListMultipartUploads if state.quirks.no_list_multipart_uploads => Err(Answer::error(
+            501,
+            "NotImplemented",
+            "A header you provided implies functionality that is not implemented",
+        )),
         Op::ListMultipartUploads => list_multipart_uploads(state, ctx),
         Op::ListObjectsV2 => list_objects_v2(state, ctx),
         Op::CreateBucket => {

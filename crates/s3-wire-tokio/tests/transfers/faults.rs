@@ -22,8 +22,8 @@ use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
 use s3_wire_tokio::transfer::UploadBuilder;
 use s3_wire_tokio::{
-    Client, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind, UploadSource,
-    Verification,
+    Client, Destination, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind,
+    UploadSource, Verification,
 };
 
 const PART: u64 = 16 * 1024;
@@ -117,8 +117,9 @@ enum Ended {
     Failed(String),
 }
 
-/// Runs transfer `index` of the campaign and checks its outcome. Returns how it ended, and
-/// panics on anything that is neither exact success nor a typed failure.
+/// Runs transfer `index` of the campaign and checks its outcome. Returns how it ended and
+/// the progress snapshots it checked, and panics on anything that is neither exact success
+/// nor a typed failure.
 async fn run_one(
     client: Client,
     store: Arc<FaultStore>,
@@ -126,7 +127,7 @@ async fn run_one(
     index: u64,
     transfer: Transfer,
     len: u64,
-) -> Ended {
+) -> (Ended, usize) {
     let name = format!("t{index}");
     let observed = Arc::new(Mutex::new(Observed::default()));
     let bytes = data(len, index + 1);
@@ -240,7 +241,7 @@ async fn run_one(
                     "{name} {transfer:?}: stored bytes"
                 );
             }
-            Ended::Stored
+            (Ended::Stored, seen.snapshots)
         }
         Err(error) => {
             // A typed failure: a request's own kind, or the transfer's, never a panic; and it
@@ -248,6 +249,19 @@ async fn run_one(
             assert!(
                 error.transfer().is_some(),
                 "{name}: {error:?} says nothing of its cleanup"
+            );
+            // A request's failure says how many attempts that request made.
+            let from_a_request = matches!(
+                error.kind(),
+                ErrorKind::Service(_)
+                    | ErrorKind::Transport(_)
+                    | ErrorKind::Timeout(_)
+                    | ErrorKind::BodyLength { .. }
+                    | ErrorKind::Transfer(TransferErrorKind::ObjectChanged)
+            );
+            assert!(
+                !from_a_request || error.attempts() >= 1,
+                "{name}: {error:?} does not count its attempts"
             );
             let kind = match error.kind() {
                 ErrorKind::Service(service) => format!("Service({})", service.code),
@@ -268,7 +282,7 @@ async fn run_one(
                     );
                 }
             }
-            Ended::Failed(kind)
+            (Ended::Failed(kind), seen.snapshots)
         }
     }
 }
@@ -278,6 +292,8 @@ struct Campaign {
     transfers: u64,
     kinds: BTreeMap<String, u64>,
     ended: BTreeMap<String, u64>,
+    /// Progress snapshots checked (monotonic, within the total) over all transfers.
+    snapshots: u64,
 }
 
 impl Campaign {
@@ -301,6 +317,7 @@ async fn campaign(
         transfers,
         kinds: BTreeMap::new(),
         ended: BTreeMap::new(),
+        snapshots: 0,
     };
     for index in first..first + transfers {
         let transfer = match rng.below(10) {
@@ -324,11 +341,11 @@ async fn campaign(
             len,
         ));
         while tasks.len() >= 6 {
-            record(&mut result.ended, tasks.join_next().await.unwrap().unwrap());
+            result.record(tasks.join_next().await.unwrap().unwrap());
         }
     }
     while let Some(done) = tasks.join_next().await {
-        record(&mut result.ended, done.unwrap());
+        result.record(done.unwrap());
     }
     result
 }
@@ -363,14 +380,16 @@ async fn a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cl
             .build()
             .unwrap()
     };
+    const GENTLE: f64 = 0.1;
+    const HARSH: f64 = 0.3;
     // Phase 1: 10% of requests fail, five attempts each: everything gets through.
-    store.set_faults(faulty_plan(0x5EED_2026, 0.1));
+    store.set_faults(faulty_plan(0x5EED_2026, GENTLE));
     let client = client_with(5);
     let gentle = campaign(&client, &store, 7, 0, 600).await;
     let gentle_faults: u64 = store.fault_counts().values().sum();
     // Phase 2: 30% of requests fail, two attempts each: many transfers fail, and each must
     // fail cleanly.
-    store.set_faults(faulty_plan(0xBAD_5EED, 0.3));
+    store.set_faults(faulty_plan(0xBAD_5EED, HARSH));
     let harsh_client = client_with(2);
     let harsh = campaign(&harsh_client, &store, 11, 600, 200).await;
     let leaked = store.open_uploads();
@@ -418,14 +437,185 @@ async fn a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cl
         "the harsh phase has both outcomes: {:?}",
         harsh.ended
     );
+    if std::env::var_os(WRITE_CAMPAIGN_VAR).is_some() {
+        let phases = [
+            Phase {
+                name: "gentle",
+                probability: GENTLE,
+                attempts: 5,
+                results: &gentle,
+                memory: client.transfer_memory(),
+            },
+            Phase {
+                name: "harsh",
+                probability: HARSH,
+                attempts: 2,
+                results: &harsh,
+                memory: harsh_client.transfer_memory(),
+            },
+        ];
+        write_campaign_report(&phases, &faults, requests, store.signature_failures());
+    }
 }
 
-fn record(ended: &mut BTreeMap<String, u64>, end: Ended) {
-    let label = match end {
-        Ended::Stored => "stored".to_owned(),
-        Ended::Failed(kind) => kind,
+impl Campaign {
+    fn record(&mut self, (end, snapshots): (Ended, usize)) {
+        let label = match end {
+            Ended::Stored => "stored".to_owned(),
+            Ended::Failed(kind) => kind,
+        };
+        *self.ended.entry(label).or_default() += 1;
+        self.snapshots += snapshots as u64;
+    }
+}
+
+/// The variable that makes the campaign write its counts into the file the README and
+/// docs/security.md quote.
+const WRITE_CAMPAIGN_VAR: &str = "S3W_WRITE_CAMPAIGN";
+
+/// One phase of the campaign as the report shows it.
+struct Phase<'a> {
+    name: &'a str,
+    probability: f64,
+    attempts: u32,
+    results: &'a Campaign,
+    memory: s3_wire_tokio::transfer::MemoryUsage,
+}
+
+/// Writes `measurements/transfer-campaign.md` from a campaign that passed every check.
+fn write_campaign_report(
+    phases: &[Phase<'_>],
+    faults: &BTreeMap<FaultKind, u64>,
+    requests: u64,
+    signature_failures: u64,
+) {
+    let run = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .unwrap_or_default()
     };
-    *ended.entry(label).or_default() += 1;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
+    let dirty = !run(
+        "git",
+        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
+    )
+    .is_empty();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    let total_faults: u64 = faults.values().sum();
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    line("# The seeded fault campaign of the managed transfers".into());
+    line(String::new());
+    line(format!(
+        "Written by the test itself (`tests/transfers/faults.rs`, \
+         `a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cleanly`) \
+         after every check passed, on {} at commit {commit}{}.",
+        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        if dirty {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        },
+    ));
+    line(format!(
+        "Machine: {cores} cores, {cpu}; load average {} at the end (a debug build, shared).",
+        load.join(" ")
+    ));
+    line(String::new());
+    line("```sh".into());
+    line(format!(
+        "{WRITE_CAMPAIGN_VAR}=1 cargo test -p s3-wire-tokio --test transfers a_seeded -- --nocapture"
+    ));
+    line("```".into());
+    line(String::new());
+    line(
+        "Uploads (from files, bytes, readers and streams of known and unknown length), \
+         downloads (to files and writers, of single-part, full-object and composite \
+         multipart objects) and copies, six at a time, against the fault store (a stateful \
+         S3 on loopback that verifies every signature and checksum), with faults injected \
+         into their requests. Every success is compared byte for byte with its source; every \
+         failure must be typed, say what it cleaned up and count its request's attempts; every \
+         progress snapshot must be monotonic and within the total; the memory budget must \
+         hold. Any other outcome fails the test, so a written file means none happened."
+            .into(),
+    );
+    line(String::new());
+    line("| phase | fault probability | attempts per request | transfers | stored exactly | failed with a typed error | failures by kind | memory high-water / budget |".into());
+    line("|---|---:|---:|---:|---:|---:|---|---|".into());
+    for phase in phases {
+        let stored = phase.results.stored();
+        let failures: Vec<String> = phase
+            .results
+            .ended
+            .iter()
+            .filter(|(kind, _)| kind.as_str() != "stored")
+            .map(|(kind, count)| format!("{kind} {count}"))
+            .collect();
+        line(format!(
+            "| {} | {} | {} | {} | {stored} | {} | {} | {} / {} bytes |",
+            phase.name,
+            phase.probability,
+            phase.attempts,
+            phase.results.transfers,
+            phase.results.transfers - stored,
+            if failures.is_empty() {
+                "—".to_owned()
+            } else {
+                failures.join(", ")
+            },
+            phase.memory.high_water,
+            phase.memory.capacity,
+        ));
+    }
+    line(String::new());
+    line("| phase | transfers by kind |".into());
+    line("|---|---|".into());
+    for phase in phases {
+        let kinds: Vec<String> = phase
+            .results
+            .kinds
+            .iter()
+            .map(|(kind, count)| format!("{kind} {count}"))
+            .collect();
+        line(format!("| {} | {} |", phase.name, kinds.join(", ")));
+    }
+    line(String::new());
+    let by_kind: Vec<String> = faults
+        .iter()
+        .map(|(kind, n)| format!("{kind:?} {n}"))
+        .collect();
+    let snapshots: u64 = phases.iter().map(|p| p.results.snapshots).sum();
+    let transfers: u64 = phases.iter().map(|p| p.results.transfers).sum();
+    line(format!(
+        "In all: {transfers} transfers, {requests} requests, {total_faults} faults injected \
+         ({}); wrong successes 0; open multipart uploads left behind 0; signature failures \
+         {signature_failures}; progress snapshots checked {snapshots}, violations 0.",
+        by_kind.join(", ")
+    ));
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../measurements/transfer-campaign.md"
+    );
+    std::fs::write(path, out).expect("write measurements/transfer-campaign.md");
+    println!("wrote {path}");
 }
 
 /// A store that applies the first `op` but loses its answer (the connection is reset), and
@@ -487,6 +677,7 @@ async fn a_lost_create_answer_costs_no_orphan_upload() {
             .await
             .unwrap_or_else(|e| panic!("{fault:?}: the retried create went on: {e:?}"));
         assert_eq!(stored.parts, Some(2), "{fault:?}");
+        assert_eq!(stored.possible_orphan, None, "{fault:?}");
         assert_eq!(store.object(BUCKET, "lost-create").unwrap().data, bytes);
         let counts = store.request_counts();
         assert_eq!(
@@ -569,6 +760,16 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         ),
         "{error:?}"
     );
+    // The range whose GET found the change, with that GET's attempts.
+    assert_eq!(error.attempts(), 1, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert!(
+        failure
+            .range
+            .as_ref()
+            .is_some_and(|r| r.start >= PART && r.end - r.start == PART),
+        "{error:?}"
+    );
     assert_eq!(
         std::fs::read(&path).unwrap(),
         b"previous contents",
@@ -579,6 +780,68 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         1,
         "no temporary file is left"
     );
+}
+
+/// An error that ends a transfer carries the attempts of the request that failed and the
+/// part or range it carried: an upload's part refused twice, a download's range refused
+/// twice (after the first answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_part_or_range_names_itself_and_its_attempts() {
+    let store = Arc::new(store());
+    let client = store.client_builder().retry(retry(2)).build().unwrap();
+    let bytes = data(PART * 3, 31);
+    store.set_faults(
+        FaultPlan::new(1, 1.0)
+            .kind(FaultKind::InternalError, 1)
+            .operations([Op::UploadPart]),
+    );
+    let error = client
+        .upload(bucket(), key("parts"), UploadSource::bytes(bytes.clone()))
+        .part_size(PART)
+        .concurrency(1)
+        .single_request_limit(PART)
+        .part_limits(part_limits(PART))
+        .await
+        .expect_err("every part is refused");
+    assert_eq!(error.attempts(), 2, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert_eq!(failure.part, Some(1), "{error:?}");
+    assert_eq!(failure.range, Some(0..PART), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .contains(&format!("in part 1 (bytes 0..{PART})")),
+        "{error}"
+    );
+
+    store.set_faults(FaultPlan::none());
+    store.insert_object(BUCKET, "ranges", bytes, None);
+    let faulty = store.clone();
+    let error = client
+        .download(
+            bucket(),
+            key("ranges"),
+            Destination::writer(tokio::io::sink()),
+        )
+        .part_size(PART)
+        .concurrency(1)
+        .single_request_limit(PART)
+        .on_progress(move |progress| {
+            // After the first answer, every GET is refused.
+            if progress.total.is_some() && progress.in_flight == 0 && progress.committed == 0 {
+                faulty.set_faults(
+                    FaultPlan::new(2, 1.0)
+                        .kind(FaultKind::InternalError, 1)
+                        .operations([Op::GetObject]),
+                );
+            }
+        })
+        .await
+        .expect_err("every range is refused");
+    assert_eq!(error.attempts(), 2, "{error:?}");
+    let failure = error.transfer().unwrap();
+    assert_eq!(failure.part, None);
+    assert_eq!(failure.range, Some(PART..2 * PART), "{error:?}");
 }
 
 /// A download whose bytes arrive whole but fail the object's checksum (a bit flipped at

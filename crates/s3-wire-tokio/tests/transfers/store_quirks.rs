@@ -2,11 +2,13 @@
 //! deviation imitated by the fault store ([`StoreQuirks`]), so that the test fails exactly when
 //! the client stops coping with it.
 
+use s3_wire_tokio::s3_ops::InvalidInput;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
+use s3_wire_tokio::s3_ops::provider::Feature;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey, Provider};
-use s3_wire_tokio::{Body, NotVerified, UploadSource, Verification};
+use s3_wire_tokio::{Body, ErrorKind, NotVerified, UploadSource, Verification};
 
-use crate::fault_store::{FaultStore, Op, StoreQuirks};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, StoreQuirks};
 use crate::helpers::part_limits;
 use crate::support::{data, one_shot, sha256};
 
@@ -189,4 +191,78 @@ async fn a_part_probe_refused_by_a_part_etag_falls_back_to_ranges() {
         got.verification,
         Verification::NotVerified(NotVerified::CompositeNotByParts)
     );
+}
+
+/// s3s-fs cannot list multipart uploads. An upload a lost CreateMultipartUpload answer
+/// created cannot be found there: the transfer still succeeds, and its result says that an
+/// upload of the key may have been left behind; sweeping stale uploads says it cannot, and
+/// what to do instead. (Where the store lists uploads, the extra one is aborted:
+/// `faults::a_lost_create_answer_costs_no_orphan_upload`.)
+#[tokio::test]
+async fn where_uploads_cannot_be_listed_a_possible_orphan_is_reported_not_hidden() {
+    for profile_knows in [false, true] {
+        let store = FaultStore::start_with_min_part_size(PART);
+        store.set_quirks(StoreQuirks {
+            no_list_multipart_uploads: true,
+            ..StoreQuirks::default()
+        });
+        store.set_faults(FaultPlan::first_try(
+            FaultKind::ResetAfterApply,
+            [Op::CreateMultipartUpload],
+        ));
+        let mut quirks = Provider::Generic.quirks();
+        quirks.list_multipart_uploads = !profile_knows;
+        let client = store
+            .client_builder()
+            .provider_quirks(quirks)
+            .retry(crate::support::retry(3))
+            .build()
+            .unwrap();
+        let bytes = data(PART * 2, 4);
+        let stored = client
+            .upload(bucket(), key("lost"), UploadSource::bytes(bytes.clone()))
+            .part_size(PART)
+            .part_limits(part_limits(PART))
+            .single_request_limit(0)
+            .await
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(store.object(BUCKET, "lost").unwrap().data, bytes);
+        let orphan = stored
+            .possible_orphan
+            .expect("a possible orphan is reported");
+        assert_eq!(
+            (orphan.bucket.as_str(), orphan.key.as_str()),
+            (BUCKET, "lost")
+        );
+        assert!(
+            orphan.reason.contains("AbortIncompleteMultipartUpload"),
+            "{orphan:?}"
+        );
+        let open = store.open_uploads();
+        assert_eq!(open.len(), 1, "the lost answer's upload: {open:?}");
+        let listings = store
+            .request_counts()
+            .get(&Op::ListMultipartUploads)
+            .copied()
+            .unwrap_or(0);
+        // A profile that knows asks nothing; otherwise the store's 501 is asked for once.
+        assert_eq!(listings, u64::from(!profile_knows), "{listings}");
+
+        let error = client
+            .abort_stale_uploads(&bucket(), "", std::time::Duration::ZERO)
+            .await
+            .expect_err("no sweep without a listing");
+        let unsupported = match error.kind() {
+            ErrorKind::Operation(s3_wire_tokio::s3_ops::Error::InvalidInput(
+                InvalidInput::Unsupported(unsupported),
+            )) => unsupported,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(unsupported.feature, Feature::ListMultipartUploads);
+        assert!(
+            error.to_string().contains("AbortIncompleteMultipartUpload"),
+            "{error}"
+        );
+        assert_eq!(store.open_uploads().len(), 1);
+    }
 }
