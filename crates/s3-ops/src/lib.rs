@@ -69,6 +69,7 @@ mod endpoint;
 mod error;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+mod grants;
 mod names;
 pub mod ops;
 pub mod presign;
@@ -81,13 +82,22 @@ mod xml;
 pub use checksum::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, ContentMd5};
 pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
+pub use grants::Grants;
 pub use names::{BucketName, ObjectKey};
 pub use ops::{
-    AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
-    CreateMultipartUpload, DeleteBucket, DeleteObject, DeleteObjectTagging, DeleteObjects,
-    GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject, ListBuckets,
-    ListMultipartUploads, ListObjectVersions, ListObjectsV2, ListParts, ObjectAttributes,
-    PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
+    AbortMultipartUpload, AclSource, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
+    CreateMultipartUpload, DeleteBucket, DeleteBucketCors, DeleteBucketEncryption,
+    DeleteBucketLifecycle, DeleteBucketPolicy, DeleteBucketTagging, DeleteObject,
+    DeleteObjectTagging, DeleteObjects, DeletePublicAccessBlock, GetBucketAcl, GetBucketCors,
+    GetBucketEncryption, GetBucketLifecycleConfiguration, GetBucketLocation, GetBucketPolicy,
+    GetBucketTagging, GetBucketVersioning, GetObject, GetObjectAcl, GetObjectAttributes,
+    GetObjectLegalHold, GetObjectLockConfiguration, GetObjectRetention, GetObjectTagging,
+    GetPublicAccessBlock, HeadBucket, HeadObject, ListBuckets, ListMultipartUploads,
+    ListObjectVersions, ListObjects, ListObjectsV2, ListParts, ObjectAttributeKind,
+    ObjectAttributes, PutBucketAcl, PutBucketCors, PutBucketEncryption,
+    PutBucketLifecycleConfiguration, PutBucketPolicy, PutBucketTagging, PutBucketVersioning,
+    PutObject, PutObjectAcl, PutObjectLegalHold, PutObjectLockConfiguration, PutObjectRetention,
+    PutObjectTagging, PutPublicAccessBlock, RestoreObject, UploadPart, UploadPartCopy,
 };
 pub use provider::{Provider, ProviderQuirks};
 pub use request::{
