@@ -58,7 +58,7 @@
 //! - [`provider`]: provider profiles ([`Provider`], [`ProviderQuirks`]): what each
 //!   S3-compatible store accepts, and how a request is adapted to it.
 //! - [`presign`]: presigned URLs for GetObject, PutObject, HeadObject, DeleteObject and
-//!   UploadPart.
+//!   UploadPart; [`presign_post`]: the URL and fields of a browser upload form (POST policy).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -73,6 +73,7 @@ mod grants;
 mod names;
 pub mod ops;
 pub mod presign;
+pub mod presign_post;
 pub mod provider;
 mod request;
 mod response;
