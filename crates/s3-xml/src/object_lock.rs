@@ -239,6 +239,13 @@ fn decode_default_retention(r: &mut XmlReader<'_>) -> Result<DefaultRetention, E
             _ => r.skip()?,
         }
     }
+    // moto writes the unused one as 0 (`<Days>1</Days><Years>0</Years>`); a zero period is
+    // no period, so it stands for absent beside a real one.
+    let (days, years) = match (days, years) {
+        (Some(d), Some(0)) if d > 0 => (Some(d), None),
+        (Some(0), Some(y)) if y > 0 => (None, Some(y)),
+        pair => pair,
+    };
     let period = match (days, years) {
         (Some(days), None) => RetentionPeriod::Days(days),
         (None, Some(years)) => RetentionPeriod::Years(years),

@@ -56,6 +56,12 @@ impl VersioningConfiguration {
 impl DecodeBody for VersioningConfiguration {
     const ROOT: &'static str = "VersioningConfiguration";
 
+    /// moto answers GetBucketVersioning with the root `<GetBucketVersioningResponse>` (the
+    /// content is S3's; boto3 ignores the root's name): accepting it loses nothing.
+    fn accepts_root(root: &str) -> bool {
+        root == Self::ROOT || root == "GetBucketVersioningResponse"
+    }
+
     fn decode_body(r: &mut XmlReader<'_>, _root: &str) -> Result<Self, Error> {
         let mut out = Self::default();
         while let Some(child) = r.next_child()? {

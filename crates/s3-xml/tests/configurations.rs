@@ -913,3 +913,59 @@ fn configurations_are_bounded_like_every_document() {
         }
     );
 }
+
+#[test]
+fn moto_recordings_decode_with_its_deviations() {
+    let moto = |name: &str| fixture(&format!("moto/{name}"));
+    // Roots named after the model's shapes are read like S3's.
+    let attributes =
+        decode_get_object_attributes(&moto("GetObjectAttributesOutput-multipart.xml"), &limits())
+            .unwrap();
+    assert_eq!(
+        attributes.checksums.checksum_type.as_deref(),
+        Some("COMPOSITE")
+    );
+    assert_eq!(attributes.object_size, Some(5_242_890));
+    assert!(attributes.object_parts.is_none(), "moto sends no parts");
+    assert_eq!(
+        decode_versioning_configuration(&moto("GetBucketVersioningResponse.xml"), &limits())
+            .unwrap(),
+        VersioningConfiguration::new(VersioningStatus::Enabled)
+    );
+    // `<Years>0</Years>` beside `<Days>1</Days>` is no second period...
+    assert_eq!(
+        decode_object_lock_configuration(&moto("ObjectLockConfiguration-days.xml"), &limits())
+            .unwrap()
+            .default_retention,
+        Some(DefaultRetention::new(
+            RetentionMode::Governance,
+            RetentionPeriod::Days(1)
+        ))
+    );
+    // ... but two real ones are.
+    let two = "<ObjectLockConfiguration><Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>1</Days>\
+               <Years>2</Years></DefaultRetention></Rule></ObjectLockConfiguration>";
+    assert!(matches!(
+        decode_object_lock_configuration(two.as_bytes(), &limits())
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Exclusive { .. }
+    ));
+    let lifecycle =
+        decode_lifecycle_configuration(&moto("LifecycleConfiguration.xml"), &limits()).unwrap();
+    let filter = lifecycle.rules[0].filter.as_ref().unwrap();
+    assert_eq!(filter.prefix.as_deref(), Some("logs/"));
+    assert_eq!(filter.tags, [Tag::new("a", "b")]);
+    assert_eq!(filter.object_size_greater_than, None, "moto drops it");
+    let acl = decode_access_control_policy(&moto("AccessControlPolicy-public-read.xml"), &limits())
+        .unwrap();
+    assert_eq!(
+        acl.grants.last(),
+        Some(&Grant::new(
+            Grantee::Group {
+                uri: Grantee::ALL_USERS.into()
+            },
+            Permission::Read
+        ))
+    );
+}

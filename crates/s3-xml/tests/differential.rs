@@ -34,7 +34,7 @@ fn fixtures_tokenize_like_quick_xml() {
             }
         }
     }
-    assert_eq!(compared, 64);
+    assert_eq!(compared, 69);
 }
 
 proptest! {
