@@ -230,6 +230,19 @@ fn object_lock_and_grant_headers_on_object_writes() {
             "{expected} in {headers:?}"
         );
     }
+    // A fraction of a second is rounded up: the retention is never shorter than asked.
+    let (_, _, headers, _) = wire(
+        &PutObject::new(bucket(), key("k"))
+            .checksum_algorithm(s3_ops::ChecksumAlgorithm::Crc32)
+            .object_lock_retention(
+                RetentionMode::Governance,
+                until - Duration::from_millis(1500),
+            ),
+    );
+    assert!(
+        headers.contains(&"x-amz-object-lock-retain-until-date: 2029-12-31T23:59:59Z".to_owned()),
+        "{headers:?}"
+    );
     // S3 refuses a locked upload without an integrity header: so does the encoder.
     let (name, reason) = invalid_parameter(
         PutObject::new(bucket(), key("k"))

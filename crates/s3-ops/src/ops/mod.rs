@@ -375,11 +375,21 @@ impl ObjectAttributes {
             || self.object_lock_legal_hold.is_some()
     }
 
-    /// `x-amz-object-lock-*`: a retention needs both its mode and its date.
+    /// `x-amz-object-lock-*`: a retention needs both its mode and its date. The date is sent
+    /// in whole seconds, rounded up so the retention is never shorter than asked (the AWS
+    /// SDKs send whole seconds too; moto cannot parse a fraction).
     fn object_lock<'a>(&self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
-        let until = self
-            .object_lock_retain_until
-            .map(|time| s3_xml::Timestamp::from_system_time(time).ok_or(time));
+        let until = self.object_lock_retain_until.map(|time| {
+            let whole = match time.duration_since(std::time::UNIX_EPOCH) {
+                Ok(since) if since.subsec_nanos() > 0 => {
+                    time + std::time::Duration::from_nanos(u64::from(
+                        1_000_000_000 - since.subsec_nanos(),
+                    ))
+                }
+                _ => time,
+            };
+            s3_xml::Timestamp::from_system_time(whole).ok_or(time)
+        });
         let check = match (self.object_lock_mode, &until) {
             (Some(_), Some(Ok(_))) | (None, None) => Ok(()),
             (_, Some(Err(time))) => Err(InvalidInput::Parameter {

@@ -5,6 +5,7 @@ pub mod aws_chunked;
 pub mod capture;
 pub mod endpoint;
 pub mod fault;
+pub mod form;
 pub mod moto;
 pub mod pki;
 pub mod servers;
