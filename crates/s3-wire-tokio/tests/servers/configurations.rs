@@ -809,6 +809,17 @@ pub(super) async fn presigned_post(ctx: Ctx) {
             .chain([("Content-Type".to_owned(), "text/plain".to_owned())])
             .collect()
     };
+    // The signature is the HMAC of the policy under the SigV4 key of the credential's scope,
+    // as the independent verifier of the tests computes it.
+    let credential = form.field("x-amz-credential").unwrap();
+    let (access_key, scope) = credential.split_once('/').unwrap();
+    assert_eq!(access_key, ctx.server.access_key);
+    let key = support::sigv4::signing_key(&ctx.server.secret_key, scope);
+    let policy = form.field("policy").unwrap();
+    assert_eq!(
+        form.field("x-amz-signature"),
+        Some(support::sigv4::hex(&support::sigv4::hmac(&key, policy.as_bytes())).as_str())
+    );
     // A browser-style upload with the fields succeeds.
     let data = pattern(700, 5);
     let (status, body) =
