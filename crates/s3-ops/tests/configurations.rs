@@ -253,6 +253,24 @@ fn object_lock_and_grant_headers_on_object_writes() {
     );
     assert_eq!(name, "x-amz-object-lock-mode");
     assert!(reason.contains("Content-MD5"), "{reason}");
+    // A checksum known in advance names its algorithm on a locked upload (the header stores
+    // check for), not on others.
+    let precomputed = s3_ops::ChecksumAlgorithm::Crc32.checksum(b"x");
+    let (_, _, headers, _) = wire(
+        &PutObject::new(bucket(), key("k"))
+            .checksum(precomputed.clone())
+            .object_lock_legal_hold(LegalHoldStatus::On),
+    );
+    assert!(
+        headers.contains(&"x-amz-sdk-checksum-algorithm: CRC32".to_owned()),
+        "{headers:?}"
+    );
+    let (_, _, headers, _) = wire(&PutObject::new(bucket(), key("k")).checksum(precomputed));
+    assert!(
+        !headers
+            .iter()
+            .any(|h| h.starts_with("x-amz-sdk-checksum-algorithm"))
+    );
     // A checksum is enough.
     assert!(
         PutObject::new(bucket(), key("k"))
