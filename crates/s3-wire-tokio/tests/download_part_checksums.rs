@@ -33,6 +33,8 @@ struct Store {
     page: usize,
     /// Serve this part's bytes with one flipped (a corrupted read).
     corrupt_part: Option<usize>,
+    /// GetObjectAttributes answers for another generation of the object.
+    attributes_of_another_object: bool,
     etag: String,
     counts: Mutex<BTreeMap<&'static str, u64>>,
     body_bytes_sent: AtomicU64,
@@ -54,6 +56,7 @@ impl Store {
             lists_parts,
             page: 1000,
             corrupt_part: None,
+            attributes_of_another_object: false,
             etag: format!("\"0123456789abcdef0123456789abcdef-{parts}\""),
             counts: Mutex::default(),
             body_bytes_sent: AtomicU64::new(0),
@@ -147,7 +150,11 @@ impl Store {
                 "<GetObjectAttributesResponse><ETag>{}</ETag><ObjectParts><PartsCount>{}</PartsCount>\
                  <PartNumberMarker>{marker}</PartNumberMarker><NextPartNumberMarker>{next}</NextPartNumberMarker>\
                  <MaxParts>{}</MaxParts><IsTruncated>{}</IsTruncated>",
-                self.etag.trim_matches('"'),
+                if self.attributes_of_another_object {
+                    "fedcba9876543210fedcba9876543210-2"
+                } else {
+                    self.etag.trim_matches('"')
+                },
                 parts.len(),
                 self.page,
                 next < parts.len()
@@ -410,6 +417,24 @@ async fn a_corrupted_part_fails_the_download_either_way() {
             "lists parts: {lists_parts}: {error}"
         );
     }
+}
+
+#[tokio::test]
+async fn listed_parts_of_another_generation_fail_as_changed() {
+    let mut store = Store::new(3, MIB, MIB, true);
+    Arc::get_mut(&mut store)
+        .unwrap()
+        .attributes_of_another_object = true;
+    let (verification, counts, _) = download(&store).await;
+    let error = verification.unwrap_err();
+    assert!(
+        matches!(
+            error.kind(),
+            s3_wire_tokio::ErrorKind::Transfer(s3_wire_tokio::TransferErrorKind::ObjectChanged)
+        ),
+        "{error:?}"
+    );
+    assert_eq!(counts.get("GET Range"), None, "no part read");
 }
 
 #[tokio::test]
