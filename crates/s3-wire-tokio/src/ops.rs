@@ -13,7 +13,7 @@ use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
 use s3_ops::presign::Presignable;
 use s3_ops::presign_post::{PostConditions, PresignedPost};
 use s3_ops::{BucketName, ObjectKey, Operation};
-use s3_sigv4::{PresignedRequest, SigningTime};
+use s3_sigv4::{Credentials, PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
@@ -152,14 +152,7 @@ impl Client {
         operation: &O,
         expires_in: Duration,
     ) -> Result<PresignedRequest, Error> {
-        // A URL the store would stop honouring early is refused, not handed out.
-        self.inner.quirks.check_presign_expiry(expires_in)?;
-        let credentials = self
-            .inner
-            .credentials
-            .credentials()
-            .await
-            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))?;
+        let credentials = self.presigning_credentials(expires_in).await?;
         let time = SigningTime::from_system_time(SystemTime::now())
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
         s3_ops::presign::presign(
@@ -203,13 +196,7 @@ impl Client {
         conditions: &PostConditions,
         expires_in: Duration,
     ) -> Result<PresignedPost, Error> {
-        self.inner.quirks.check_presign_expiry(expires_in)?;
-        let credentials = self
-            .inner
-            .credentials
-            .credentials()
-            .await
-            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))?;
+        let credentials = self.presigning_credentials(expires_in).await?;
         s3_ops::presign_post::presign_post(
             bucket,
             conditions,
@@ -220,6 +207,18 @@ impl Client {
             expires_in,
         )
         .map_err(Error::from)
+    }
+
+    /// The credentials a presigned URL or form is signed with, once `expires_in` is known
+    /// to be within the store's limit: a URL the store would stop honouring early is
+    /// refused, not handed out.
+    async fn presigning_credentials(&self, expires_in: Duration) -> Result<Credentials, Error> {
+        self.inner.quirks.check_presign_expiry(expires_in)?;
+        self.inner
+            .credentials
+            .credentials()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))
     }
 }
 
