@@ -124,30 +124,10 @@ macro_rules! bucket_subresource_setters {
 }
 pub(crate) use bucket_subresource_setters;
 
-/// Defines an operation that reads one XML configuration of a bucket (`GET /?{sub-resource}`)
-/// into a [`DocumentOutput`].
-macro_rules! get_bucket_configuration {
-    (
-        $(#[$doc:meta])*
-        $op:ident, $subresource:literal, $document:ty, $decode:path, $root:literal
-    ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct $op {
-            target: crate::ops::subresource::BucketSubresource,
-        }
-
-        impl $op {
-            /// Reads the configuration of `bucket`.
-            pub fn new(bucket: crate::names::BucketName) -> Self {
-                $op {
-                    target: crate::ops::subresource::BucketSubresource::new(bucket),
-                }
-            }
-
-            crate::ops::subresource::bucket_subresource_setters!();
-        }
-
+/// The `Operation` of a type with a `target` sub-resource (of a bucket or an object) that
+/// reads one XML document (`GET ...?{sub-resource}`) into a `DocumentOutput`.
+macro_rules! get_configuration_operation {
+    ($op:ident, $subresource:literal, $document:ty, $decode:path, $root:literal) => {
         impl crate::request::Operation for $op {
             type Output = crate::response::DocumentOutput<$document>;
 
@@ -175,6 +155,37 @@ macro_rules! get_bucket_configuration {
                 stringify!($op)
             }
         }
+    };
+}
+pub(crate) use get_configuration_operation;
+
+/// Defines an operation that reads one XML configuration of a bucket (`GET /?{sub-resource}`)
+/// into a [`DocumentOutput`].
+macro_rules! get_bucket_configuration {
+    (
+        $(#[$doc:meta])*
+        $op:ident, $subresource:literal, $document:ty, $decode:path, $root:literal
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $op {
+            target: crate::ops::subresource::BucketSubresource,
+        }
+
+        impl $op {
+            /// Reads the configuration of `bucket`.
+            pub fn new(bucket: crate::names::BucketName) -> Self {
+                $op {
+                    target: crate::ops::subresource::BucketSubresource::new(bucket),
+                }
+            }
+
+            crate::ops::subresource::bucket_subresource_setters!();
+        }
+
+        crate::ops::subresource::get_configuration_operation!(
+            $op, $subresource, $document, $decode, $root
+        );
     };
 }
 pub(crate) use get_bucket_configuration;
@@ -344,33 +355,9 @@ macro_rules! get_object_configuration {
             crate::ops::subresource::object_subresource_setters!();
         }
 
-        impl crate::request::Operation for $op {
-            type Output = crate::response::DocumentOutput<$document>;
-
-            fn request(
-                &self,
-                endpoint: &crate::endpoint::Endpoint,
-            ) -> Result<crate::request::OperationRequest, crate::error::Error> {
-                self.target
-                    .builder(endpoint, http::Method::GET, $subresource)
-                    .build()
-            }
-
-            fn response(
-                &self,
-                response: http::Response<bytes::Bytes>,
-            ) -> Result<Self::Output, crate::error::Error> {
-                crate::response::decode_document(response, $decode, $root)
-            }
-
-            fn is_idempotent(&self) -> bool {
-                true
-            }
-
-            fn name(&self) -> &'static str {
-                stringify!($op)
-            }
-        }
+        crate::ops::subresource::get_configuration_operation!(
+            $op, $subresource, $document, $decode, $root
+        );
     };
 }
 pub(crate) use get_object_configuration;
