@@ -17,10 +17,11 @@ use s3_wire_tokio::s3_ops::{
     DeleteObject, DeletePublicAccessBlock, GetBucketAcl, GetBucketCors, GetBucketEncryption,
     GetBucketLifecycleConfiguration, GetBucketPolicy, GetBucketTagging, GetBucketVersioning,
     GetObjectAcl, GetObjectAttributes, GetObjectLegalHold, GetObjectLockConfiguration,
-    GetObjectRetention, GetPublicAccessBlock, Grants, ListObjects, PutBucketAcl, PutBucketCors,
-    PutBucketEncryption, PutBucketLifecycleConfiguration, PutBucketPolicy, PutBucketTagging,
-    PutBucketVersioning, PutObjectAcl, PutObjectLegalHold, PutObjectLockConfiguration,
-    PutObjectRetention, PutPublicAccessBlock, RestoreObject, StorageClass,
+    GetObjectRetention, GetPublicAccessBlock, Grants, ListObjects, Operation, PutBucketAcl,
+    PutBucketCors, PutBucketEncryption, PutBucketLifecycleConfiguration, PutBucketPolicy,
+    PutBucketTagging, PutBucketVersioning, PutObjectAcl, PutObjectLegalHold,
+    PutObjectLockConfiguration, PutObjectRetention, PutPublicAccessBlock, RestoreObject,
+    StorageClass,
 };
 use s3_wire_tokio::s3_xml::{
     CorsConfiguration, CorsRule, DefaultRetention, EncryptionByDefault, EncryptionRule, Grantee,
@@ -220,9 +221,42 @@ pub(super) async fn bucket_versioning(ctx: Ctx) {
     );
 }
 
+/// One bucket configuration put, read back as `expected`, deleted, and then missing (404
+/// `missing`); a store without the operation (`not_implemented`) answers the put 501.
+#[allow(clippy::too_many_arguments)]
+async fn configuration_cycle<P, G, D, T>(
+    ctx: &Ctx,
+    not_implemented: bool,
+    put: P,
+    get: impl Fn() -> G,
+    read: impl FnOnce(G::Output) -> T,
+    expected: T,
+    delete: D,
+    missing: &str,
+) where
+    P: Operation,
+    P::Output: std::fmt::Debug,
+    G: Operation,
+    G::Output: std::fmt::Debug,
+    D: Operation,
+    D::Output: std::fmt::Debug,
+    T: PartialEq + std::fmt::Debug,
+{
+    let client = &ctx.client;
+    let put = client.send(put).await;
+    if not_implemented {
+        assert_not_implemented(put);
+        return;
+    }
+    put.unwrap();
+    assert_eq!(read(client.send(get()).await.unwrap()), expected);
+    client.send(delete).await.unwrap();
+    let (status, error) = code(client.send(get()).await);
+    assert_eq!((status, error.as_str()), (404, missing));
+}
+
 pub(super) async fn bucket_lifecycle_configuration(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let mut filter = LifecycleFilter::with_prefix("logs/");
     filter.tags = vec![Tag::new("class", "debug")];
     filter.object_size_greater_than = Some(1024);
@@ -237,24 +271,9 @@ pub(super) async fn bucket_lifecycle_configuration(ctx: Ctx) {
     let mut uploads = LifecycleRule::new("uploads", LifecycleFilter::everything());
     uploads.abort_incomplete_multipart_upload_days = Some(2);
     let configuration = LifecycleConfiguration::new(vec![rule, uploads]);
-    let put = client
-        .put_bucket_lifecycle_configuration(PutBucketLifecycleConfiguration::new(
-            ctx.bucket(),
-            configuration.clone(),
-        ))
-        .await;
-    if ctx.deviates() && ctx.kind() == Kind::LocalS3 {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_bucket_lifecycle_configuration(GetBucketLifecycleConfiguration::new(ctx.bucket()))
-        .await
-        .unwrap();
-    if ctx.deviates() {
+    let mut expected = configuration.clone();
+    if ctx.deviates() && ctx.kind() == Kind::Moto {
         // moto keeps neither the size condition nor NewerNoncurrentVersions.
-        let mut expected = configuration.clone();
         expected.rules[0]
             .filter
             .iter_mut()
@@ -263,194 +282,116 @@ pub(super) async fn bucket_lifecycle_configuration(ctx: Ctx) {
             .noncurrent_version_expiration
             .iter_mut()
             .for_each(|e| e.newer_noncurrent_versions = None);
-        assert_eq!(read.result, expected);
-    } else {
-        assert_eq!(read.result, configuration);
     }
-    client
-        .delete_bucket_lifecycle(DeleteBucketLifecycle::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_bucket_lifecycle_configuration(GetBucketLifecycleConfiguration::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!(
-        (status, error.as_str()),
-        (404, "NoSuchLifecycleConfiguration")
-    );
+    configuration_cycle(
+        &ctx,
+        ctx.deviates() && ctx.kind() == Kind::LocalS3,
+        PutBucketLifecycleConfiguration::new(ctx.bucket(), configuration),
+        || GetBucketLifecycleConfiguration::new(ctx.bucket()),
+        |read| read.result,
+        expected,
+        DeleteBucketLifecycle::new(ctx.bucket()),
+        "NoSuchLifecycleConfiguration",
+    )
+    .await;
 }
 
 pub(super) async fn bucket_policy(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let policy = format!(
         "{{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [{{\"Sid\": \"ReadOnly\", \"Effect\": \"Allow\", \
          \"Principal\": \"*\", \"Action\": \"s3:GetObject\", \"Resource\": \"arn:aws:s3:::{}/*\"}}]\n}}",
         ctx.bucket
     );
-    let put = client
-        .put_bucket_policy(PutBucketPolicy::new(ctx.bucket(), policy.clone()))
-        .await;
-    if ctx.deviates() {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_bucket_policy(GetBucketPolicy::new(ctx.bucket()))
-        .await
-        .unwrap();
-    assert_eq!(read.policy, policy, "the policy comes back verbatim");
-    client
-        .delete_bucket_policy(DeleteBucketPolicy::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_bucket_policy(GetBucketPolicy::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!((status, error.as_str()), (404, "NoSuchBucketPolicy"));
+    configuration_cycle(
+        &ctx,
+        ctx.deviates(),
+        PutBucketPolicy::new(ctx.bucket(), policy.clone()),
+        || GetBucketPolicy::new(ctx.bucket()),
+        // The policy comes back verbatim.
+        |read| read.policy,
+        policy,
+        DeleteBucketPolicy::new(ctx.bucket()),
+        "NoSuchBucketPolicy",
+    )
+    .await;
 }
 
 pub(super) async fn bucket_cors(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let mut rule = CorsRule::new(["https://app.example.com"], ["GET", "PUT"]);
     rule.id = Some("app".into());
     rule.allowed_headers = vec!["*".into()];
     rule.expose_headers = vec!["ETag".into()];
     rule.max_age_seconds = Some(3000);
     let cors = CorsConfiguration::new(vec![rule, CorsRule::new(["*"], ["HEAD"])]);
-    let put = client
-        .put_bucket_cors(PutBucketCors::new(ctx.bucket(), cors.clone()))
-        .await;
-    if ctx.deviates() {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_bucket_cors(GetBucketCors::new(ctx.bucket()))
-        .await
-        .unwrap();
-    assert_eq!(read.result, cors);
-    client
-        .delete_bucket_cors(DeleteBucketCors::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_bucket_cors(GetBucketCors::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!((status, error.as_str()), (404, "NoSuchCORSConfiguration"));
+    configuration_cycle(
+        &ctx,
+        ctx.deviates(),
+        PutBucketCors::new(ctx.bucket(), cors.clone()),
+        || GetBucketCors::new(ctx.bucket()),
+        |read| read.result,
+        cors,
+        DeleteBucketCors::new(ctx.bucket()),
+        "NoSuchCORSConfiguration",
+    )
+    .await;
 }
 
 pub(super) async fn bucket_encryption(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let mut default = EncryptionByDefault::new("aws:kms");
     default.kms_master_key_id = Some("alias/backups".into());
     let mut rule = EncryptionRule::new(default);
     rule.bucket_key_enabled = Some(true);
     let configuration = ServerSideEncryptionConfiguration::new(vec![rule]);
-    let put = client
-        .put_bucket_encryption(PutBucketEncryption::new(
-            ctx.bucket(),
-            configuration.clone(),
-        ))
-        .await;
-    if ctx.deviates() {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_bucket_encryption(GetBucketEncryption::new(ctx.bucket()))
-        .await
-        .unwrap();
-    assert_eq!(read.result, configuration);
-    client
-        .delete_bucket_encryption(DeleteBucketEncryption::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_bucket_encryption(GetBucketEncryption::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!(
-        (status, error.as_str()),
-        (404, "ServerSideEncryptionConfigurationNotFoundError")
-    );
+    configuration_cycle(
+        &ctx,
+        ctx.deviates(),
+        PutBucketEncryption::new(ctx.bucket(), configuration.clone()),
+        || GetBucketEncryption::new(ctx.bucket()),
+        |read| read.result,
+        configuration,
+        DeleteBucketEncryption::new(ctx.bucket()),
+        "ServerSideEncryptionConfigurationNotFoundError",
+    )
+    .await;
 }
 
 pub(super) async fn bucket_tagging(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let tags = Tagging::new(vec![
         Tag::new("team", "data"),
         Tag::new("cost center", "42 / b"),
     ]);
-    let put = client
-        .put_bucket_tagging(PutBucketTagging::new(ctx.bucket(), tags.clone()))
-        .await;
-    if ctx.deviates() {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_bucket_tagging(GetBucketTagging::new(ctx.bucket()))
-        .await
-        .unwrap();
-    assert_eq!(read.result, tags);
-    client
-        .delete_bucket_tagging(DeleteBucketTagging::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_bucket_tagging(GetBucketTagging::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!((status, error.as_str()), (404, "NoSuchTagSet"));
+    configuration_cycle(
+        &ctx,
+        ctx.deviates(),
+        PutBucketTagging::new(ctx.bucket(), tags.clone()),
+        || GetBucketTagging::new(ctx.bucket()),
+        |read| read.result,
+        tags,
+        DeleteBucketTagging::new(ctx.bucket()),
+        "NoSuchTagSet",
+    )
+    .await;
 }
 
 pub(super) async fn public_access_block(ctx: Ctx) {
     ctx.create_bucket().await;
-    let client = &ctx.client;
     let mut block = PublicAccessBlockConfiguration::all_blocked();
     block.restrict_public_buckets = Some(false);
-    let put = client
-        .put_public_access_block(PutPublicAccessBlock::new(ctx.bucket(), block))
-        .await;
-    if ctx.deviates() {
-        assert_not_implemented(put);
-        return;
-    }
-    put.unwrap();
-    let read = client
-        .get_public_access_block(GetPublicAccessBlock::new(ctx.bucket()))
-        .await
-        .unwrap();
-    assert_eq!(read.result, block);
-    client
-        .delete_public_access_block(DeletePublicAccessBlock::new(ctx.bucket()))
-        .await
-        .unwrap();
-    let (status, error) = code(
-        client
-            .get_public_access_block(GetPublicAccessBlock::new(ctx.bucket()))
-            .await,
-    );
-    assert_eq!(
-        (status, error.as_str()),
-        (404, "NoSuchPublicAccessBlockConfiguration")
-    );
+    configuration_cycle(
+        &ctx,
+        ctx.deviates(),
+        PutPublicAccessBlock::new(ctx.bucket(), block),
+        || GetPublicAccessBlock::new(ctx.bucket()),
+        |read| read.result,
+        block,
+        DeletePublicAccessBlock::new(ctx.bucket()),
+        "NoSuchPublicAccessBlockConfiguration",
+    )
+    .await;
 }
 
 /// `(grantee, permission)` pairs of an ACL, by kind and value.
