@@ -16,6 +16,9 @@ mod support;
 #[path = "../../s3-wire-tokio/tests/support/moto.rs"]
 mod moto;
 
+#[path = "../../s3-wire-tokio/tests/support/form.rs"]
+mod form;
+
 use moto::Moto;
 use support::Env;
 
@@ -322,29 +325,11 @@ fn object_lock_restore_and_acl_commands() {
 fn post_form(url: &str, fields: &[(String, String)], file: &[u8]) -> u16 {
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_once('/').unwrap();
-    let boundary = "----s3w-e2e-boundary";
-    let mut body = Vec::new();
-    for (name, value) in fields {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
-            )
-            .as_bytes(),
-        );
-    }
-    body.extend_from_slice(
-        format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f.txt\"\r\n\
-             Content-Type: text/plain\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(file);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let (content_type, body) = form::multipart_form(fields, "f.txt", "text/plain", file);
     let mut stream = std::net::TcpStream::connect(authority).unwrap();
     write!(
         stream,
-        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n\
+        "POST /{path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: {content_type}\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )

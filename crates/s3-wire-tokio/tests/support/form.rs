@@ -30,22 +30,3 @@ pub fn multipart_form(
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
-
-/// Posts the form to `url`; returns the status and the body.
-pub async fn post_form(
-    url: &str,
-    fields: &[(String, String)],
-    file_type: &str,
-    file: &[u8],
-) -> (u16, String) {
-    let (content_type, body) = multipart_form(fields, "upload.txt", file_type, file);
-    let response = super::http_client()
-        .post(url)
-        .header("content-type", content_type)
-        .body(body)
-        .send()
-        .await
-        .expect("POST the form");
-    let status = response.status().as_u16();
-    (status, response.text().await.unwrap_or_default())
-}
