@@ -34,6 +34,8 @@ pub use s3_ops as ops;
 pub use s3_sigv4 as sigv4;
 pub use s3_xml as xml;
 
+/// Presigned POST (`Client::presign_post`): the conditions of a browser upload and its form.
+pub use s3_ops::presign_post::{PostConditions, PresignedPost};
 /// Provider profiles, for `ClientBuilder::provider` (see `docs/compatibility.md`).
 pub use s3_ops::{Provider, ProviderQuirks};
 

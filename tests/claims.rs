@@ -38,20 +38,20 @@ fn markdown_files() -> Vec<PathBuf> {
     files
 }
 
-/// The operation types of s3-ops: the `impl Operation for <Type>` of its `ops/` modules
-/// (one per S3 action; `RawRequest`, the escape hatch for the others, is not one).
+/// The operations of s3-ops: its `ops/` modules that define one (one module per S3 action,
+/// by an `impl Operation for …` or one of the module-level macros that write it, such as
+/// `get_bucket_configuration! { … }`). `RawRequest`, the escape hatch for the others, is not
+/// one.
 fn operation_types() -> BTreeSet<String> {
     let mut types = BTreeSet::new();
-    let mut sources = Vec::new();
     for entry in std::fs::read_dir(root().join("crates/s3-ops/src/ops")).unwrap() {
-        sources.push(entry.unwrap().path());
-    }
-    for path in sources {
-        for line in read(&path).lines() {
-            let line = line.trim_start();
-            if let Some(rest) = line.strip_prefix("impl Operation for ") {
-                types.insert(rest.trim_end_matches(" {").trim().to_owned());
-            }
+        let path = entry.unwrap().path();
+        let defines = read(&path).lines().any(|line| {
+            line.starts_with("impl Operation for ")
+                || (line.ends_with("_configuration! {") && !line.starts_with("macro_rules!"))
+        });
+        if defines {
+            types.insert(path.file_stem().unwrap().to_string_lossy().into_owned());
         }
     }
     types

@@ -308,6 +308,13 @@ impl S3Error {
         )
     }
 
+    /// True when the object is archived (GLACIER, DEEP_ARCHIVE, or an archive tier of
+    /// INTELLIGENT_TIERING) and must be restored before it can be read or copied:
+    /// `InvalidObjectState` (403). The error's `Display` names the remedy.
+    pub fn is_archived(&self) -> bool {
+        self.code == "InvalidObjectState" && self.status == StatusCode::FORBIDDEN
+    }
+
     /// True when a conditional request's precondition failed (412, or 304 Not Modified).
     pub fn is_precondition_failed(&self) -> bool {
         self.status == StatusCode::PRECONDITION_FAILED
@@ -430,6 +437,17 @@ impl fmt::Display for S3Error {
         }
         if let Some(region) = &self.region {
             write!(f, " [bucket region {region}]")?;
+        }
+        if self.is_archived() {
+            let class = self
+                .extra("StorageClass")
+                .unwrap_or("an archive storage class");
+            write!(
+                f,
+                "; the object is archived ({class}): restore a temporary copy with \
+                 RestoreObject (s3w restore), wait until HeadObject's x-amz-restore says \
+                 ongoing-request=\"false\", then read it"
+            )?;
         }
         if let Some(request_id) = &self.request_id {
             write!(f, " (request id {request_id})")?;

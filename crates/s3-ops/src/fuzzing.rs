@@ -28,7 +28,17 @@ use crate::ops::put_object::PutObject;
 use crate::ops::put_object_tagging::PutObjectTagging;
 use crate::ops::upload_part::UploadPart;
 use crate::ops::upload_part_copy::UploadPartCopy;
-use crate::{BucketName, Error, ObjectKey, Operation};
+use crate::{
+    AclSource, BucketName, DeleteBucketCors, DeleteBucketEncryption, DeleteBucketLifecycle,
+    DeleteBucketPolicy, DeleteBucketTagging, DeletePublicAccessBlock, Error, GetBucketAcl,
+    GetBucketCors, GetBucketEncryption, GetBucketLifecycleConfiguration, GetBucketPolicy,
+    GetBucketTagging, GetBucketVersioning, GetObjectAcl, GetObjectAttributes, GetObjectLegalHold,
+    GetObjectLockConfiguration, GetObjectRetention, GetPublicAccessBlock, Grants, ListObjects,
+    ObjectKey, Operation, PutBucketAcl, PutBucketCors, PutBucketEncryption,
+    PutBucketLifecycleConfiguration, PutBucketPolicy, PutBucketTagging, PutBucketVersioning,
+    PutObjectAcl, PutObjectLegalHold, PutObjectLockConfiguration, PutObjectRetention,
+    PutPublicAccessBlock, RestoreObject,
+};
 
 /// Splits fuzz input into a response: 2 bytes of status (mapped into 100..=599), a header
 /// block up to the first `0xFF` (lines split by `\n`, name and value by the first `:`;
@@ -68,6 +78,7 @@ pub fn decode_arbitrary_response(data: &[u8]) -> usize {
     };
     let source = CopySource::new(bucket.clone(), key.clone());
     let respond = || response_from_bytes(data);
+    let configurations = configuration_responses(&bucket, &key, &respond);
     let results: [Result<(), Error>; 24] = [
         ok(AbortMultipartUpload::new(bucket.clone(), key.clone(), "u").response(respond())),
         ok(
@@ -103,6 +114,7 @@ pub fn decode_arbitrary_response(data: &[u8]) -> usize {
     ];
     results
         .iter()
+        .chain(&configurations)
         .filter(|result| match result {
             Ok(()) => true,
             Err(error) => {
@@ -111,6 +123,59 @@ pub fn decode_arbitrary_response(data: &[u8]) -> usize {
             }
         })
         .count()
+}
+
+/// The configuration, ACL, Object Lock, GetObjectAttributes, RestoreObject and ListObjects
+/// (v1) operations on the same response.
+fn configuration_responses(
+    bucket: &BucketName,
+    key: &ObjectKey,
+    respond: &dyn Fn() -> Response<Bytes>,
+) -> Vec<Result<(), Error>> {
+    let (b, k) = (|| bucket.clone(), || key.clone());
+    vec![
+        ok(GetBucketVersioning::new(b()).response(respond())),
+        ok(GetBucketLifecycleConfiguration::new(b()).response(respond())),
+        ok(GetBucketCors::new(b()).response(respond())),
+        ok(GetBucketEncryption::new(b()).response(respond())),
+        ok(GetBucketTagging::new(b()).response(respond())),
+        ok(GetPublicAccessBlock::new(b()).response(respond())),
+        ok(GetObjectLockConfiguration::new(b()).response(respond())),
+        ok(GetBucketAcl::new(b()).response(respond())),
+        ok(GetBucketPolicy::new(b()).response(respond())),
+        ok(DeleteBucketLifecycle::new(b()).response(respond())),
+        ok(DeleteBucketCors::new(b()).response(respond())),
+        ok(DeleteBucketEncryption::new(b()).response(respond())),
+        ok(DeleteBucketTagging::new(b()).response(respond())),
+        ok(DeletePublicAccessBlock::new(b()).response(respond())),
+        ok(DeleteBucketPolicy::new(b()).response(respond())),
+        ok(PutBucketVersioning::new(b(), Default::default()).response(respond())),
+        ok(PutBucketLifecycleConfiguration::new(b(), Default::default()).response(respond())),
+        ok(PutBucketCors::new(b(), Default::default()).response(respond())),
+        ok(PutBucketEncryption::new(b(), Default::default()).response(respond())),
+        ok(PutBucketTagging::new(b(), Default::default()).response(respond())),
+        ok(PutPublicAccessBlock::new(b(), Default::default()).response(respond())),
+        ok(PutObjectLockConfiguration::new(b(), Default::default()).response(respond())),
+        ok(PutBucketPolicy::new(b(), "{}").response(respond())),
+        ok(PutBucketAcl::new(b(), AclSource::Grants(Grants::new())).response(respond())),
+        ok(PutObjectAcl::new(b(), k(), AclSource::Grants(Grants::new())).response(respond())),
+        ok(GetObjectAcl::new(b(), k()).response(respond())),
+        ok(GetObjectRetention::new(b(), k()).response(respond())),
+        ok(GetObjectLegalHold::new(b(), k()).response(respond())),
+        ok(PutObjectRetention::new(b(), k(), Default::default()).response(respond())),
+        ok(PutObjectLegalHold::new(b(), k(), s3_xml::LegalHoldStatus::On).response(respond())),
+        ok(RestoreObject::new(b(), k(), Default::default()).response(respond())),
+        ok(ListObjects::new(b()).response(respond())),
+        {
+            let attributes = GetObjectAttributes::new(b(), k());
+            attributes.response(respond()).map(|output| {
+                // Paging on never goes back to a marker already sent.
+                if let Some(next) = attributes.next_page(&output) {
+                    assert!(next.next_page(&output).is_none());
+                }
+            })
+        },
+    ]
 }
 
 /// Encodes requests from arbitrary input and checks what must hold for every accepted
@@ -180,7 +245,85 @@ pub fn encode_arbitrary_request(data: &[u8]) {
             [(meta_name.clone(), meta_value.clone())],
         )
         .request(&endpoint);
+        encode_arbitrary_configurations(
+            &bucket,
+            &key,
+            [&meta_name, &meta_value, &extra],
+            &endpoint,
+        );
     }
+}
+
+/// The configuration and ACL requests with arbitrary text in their documents and headers:
+/// each is encoded (its body then decodes back to the same document) or refused.
+fn encode_arbitrary_configurations(
+    bucket: &BucketName,
+    key: &ObjectKey,
+    [name, value, extra]: [&String; 3],
+    endpoint: &crate::Endpoint,
+) {
+    use s3_xml::*;
+    let body = |request: Result<crate::OperationRequest, crate::Error>| -> Option<Vec<u8>> {
+        match request.ok()?.body {
+            crate::Body::Bytes(bytes) => Some(bytes.to_vec()),
+            _ => None,
+        }
+    };
+    let limits = Limits::default();
+    let mut rule = LifecycleRule::new(name.clone(), LifecycleFilter::with_prefix(extra.clone()));
+    rule.filter
+        .iter_mut()
+        .for_each(|f| f.tags.push(Tag::new(name.clone(), value.clone())));
+    rule.transitions
+        .push(Transition::after_days(1, value.clone()));
+    let lifecycle = LifecycleConfiguration::new(vec![rule]);
+    if let Some(xml) = body(
+        PutBucketLifecycleConfiguration::new(bucket.clone(), lifecycle.clone()).request(endpoint),
+    ) {
+        assert_eq!(
+            decode_lifecycle_configuration(&xml, &limits).ok(),
+            Some(lifecycle)
+        );
+    }
+    let mut cors_rule = CorsRule::new([extra.clone()], ["GET"]);
+    cors_rule.allowed_headers.push(name.clone());
+    let cors = CorsConfiguration::new(vec![cors_rule]);
+    if let Some(xml) = body(PutBucketCors::new(bucket.clone(), cors.clone()).request(endpoint)) {
+        assert_eq!(decode_cors_configuration(&xml, &limits).ok(), Some(cors));
+    }
+    let tags = Tagging::new(vec![Tag::new(name.clone(), value.clone())]);
+    if let Some(xml) = body(PutBucketTagging::new(bucket.clone(), tags.clone()).request(endpoint)) {
+        assert_eq!(decode_tagging(&xml, &limits).ok(), Some(tags));
+    }
+    let grantee = Grantee::CanonicalUser {
+        id: name.clone(),
+        display_name: Some(value.clone()),
+    };
+    let policy = AccessControlPolicy::new(
+        Owner::new(extra.clone()),
+        vec![Grant::new(grantee.clone(), Permission::Read)],
+    );
+    let acl = PutObjectAcl::new(
+        bucket.clone(),
+        key.clone(),
+        AclSource::Policy(policy.clone()),
+    );
+    if let Some(xml) = body(acl.request(endpoint)) {
+        assert_eq!(
+            decode_access_control_policy(&xml, &limits).ok(),
+            Some(policy)
+        );
+    }
+    let grants = Grants::new().grant(Permission::ReadAcp, grantee);
+    let _ = PutBucketAcl::new(bucket.clone(), AclSource::Grants(grants)).request(endpoint);
+    let _ = PutBucketPolicy::new(bucket.clone(), extra.clone()).request(endpoint);
+    let _ = ListObjects::new(bucket.clone())
+        .prefix(extra.clone())
+        .marker(name.clone())
+        .request(endpoint);
+    let _ = GetObjectAttributes::new(bucket.clone(), key.clone())
+        .version_id(extra.clone())
+        .request(endpoint);
 }
 
 /// Response headers whose values the header decoders parse (or copy).

@@ -60,7 +60,7 @@
 //! - [`provider`]: provider profiles ([`Provider`], [`ProviderQuirks`]): what each
 //!   S3-compatible store accepts, and how a request is adapted to it.
 //! - [`presign`]: presigned URLs for GetObject, PutObject, HeadObject, DeleteObject and
-//!   UploadPart.
+//!   UploadPart; [`presign_post`]: the URL and fields of a browser upload form (POST policy).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -72,10 +72,12 @@ mod error;
 mod extras;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
+mod grants;
 mod names;
 pub mod ops;
 mod partition;
 pub mod presign;
+pub mod presign_post;
 pub mod provider;
 mod request;
 mod response;
@@ -87,16 +89,25 @@ pub use checksum::{Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, Conte
 pub use endpoint::{AddressingStyle, Endpoint, Scheme};
 pub use error::{Error, InvalidInput, MalformedResponse, RetryClass, S3Error, TransportFailure};
 pub use extras::{RawRequest, RequestExtras};
+pub use grants::Grants;
 /// The `http` crate whose types requests and responses are made of (`Method`,
 /// `Request`, `Response`, `HeaderMap`), for [`RawRequest`] and custom transports.
 pub use http;
 pub use names::{AccessPointArn, BucketKind, BucketName, ObjectKey};
 pub use ops::{
-    AbortMultipartUpload, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
-    CreateMultipartUpload, CreateSession, DeleteBucket, DeleteObject, DeleteObjectTagging,
-    DeleteObjects, GetBucketLocation, GetObject, GetObjectTagging, HeadBucket, HeadObject,
-    ListBuckets, ListDirectoryBuckets, ListMultipartUploads, ListObjectVersions, ListObjectsV2,
-    ListParts, ObjectAttributes, PutObject, PutObjectTagging, UploadPart, UploadPartCopy,
+    AbortMultipartUpload, AclSource, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
+    CreateMultipartUpload, CreateSession, DeleteBucket, DeleteBucketCors, DeleteBucketEncryption,
+    DeleteBucketLifecycle, DeleteBucketPolicy, DeleteBucketTagging, DeleteObject,
+    DeleteObjectTagging, DeleteObjects, DeletePublicAccessBlock, GetBucketAcl, GetBucketCors,
+    GetBucketEncryption, GetBucketLifecycleConfiguration, GetBucketLocation, GetBucketPolicy,
+    GetBucketTagging, GetBucketVersioning, GetObject, GetObjectAcl, GetObjectAttributes,
+    GetObjectLegalHold, GetObjectLockConfiguration, GetObjectRetention, GetObjectTagging,
+    GetPublicAccessBlock, HeadBucket, HeadObject, ListBuckets, ListDirectoryBuckets,
+    ListMultipartUploads, ListObjectVersions, ListObjects, ListObjectsV2, ListParts,
+    ObjectAttributeKind, ObjectAttributes, PutBucketAcl, PutBucketCors, PutBucketEncryption,
+    PutBucketLifecycleConfiguration, PutBucketPolicy, PutBucketTagging, PutBucketVersioning,
+    PutObject, PutObjectAcl, PutObjectLegalHold, PutObjectLockConfiguration, PutObjectRetention,
+    PutObjectTagging, PutPublicAccessBlock, RestoreObject, UploadPart, UploadPartCopy,
 };
 pub use provider::{Provider, ProviderQuirks};
 pub use request::{Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT};

@@ -171,6 +171,7 @@ impl Provider {
             signed_trailers: true,
             list_multipart_uploads: true,
             listing_url_encoding: true,
+            list_objects_v2: true,
             conditional_writes: ConditionalWrites::ALL,
             min_part_size: 5 * MIB,
             max_part_size: 5 * GIB,
@@ -374,6 +375,14 @@ pub struct ProviderQuirks {
     pub list_multipart_uploads: bool,
     /// Whether listings honour `encoding-type=url` (keys sent URL-encoded).
     pub listing_url_encoding: bool,
+    /// Whether the store serves ListObjectsV2 (`list-type=2`). Where it does not, a
+    /// ListObjectsV2 request is refused before sending ([`Feature::ListObjectsV2`]) and the
+    /// listing goes through ListObjects (version 1), which every store serves. The built-in
+    /// profiles all say `true` (rclone's table lists Ceph, IBM COS, Huawei OBS and China
+    /// Mobile EOS with version 1: set `false` for such a store); a store that ignores
+    /// `list-type=2` is caught anyway, since a truncated ListObjectsV2 page without a
+    /// continuation token is an error that names ListObjects.
+    pub list_objects_v2: bool,
     /// Which conditional writes the store evaluates.
     pub conditional_writes: ConditionalWrites,
     /// The smallest part but the last, in bytes.
@@ -532,6 +541,8 @@ impl ProviderQuirks {
     ///
     /// - a conditional write (`If-None-Match` / `If-Match` on PutObject, CopyObject or
     ///   CompleteMultipartUpload) the store would ignore is refused ([`Unsupported`]);
+    /// - a ListObjectsV2 request to a store that serves only ListObjects (version 1) is
+    ///   refused ([`Feature::ListObjectsV2`]);
     /// - `encoding-type=url` is dropped from a listing whose store does not honour it;
     /// - a checksum the store does not accept is replaced by [`ProviderQuirks::upload_checksum`]'s
     ///   choice (recomputed over an in-memory body; a streamed body's trailer switches
@@ -544,10 +555,24 @@ impl ProviderQuirks {
     /// type is the caller's.
     pub fn adapt_request(&self, request: &mut OperationRequest) -> Result<(), Error> {
         self.check_conditions(request)?;
+        self.check_list_objects_v2(request)?;
         if !self.listing_url_encoding && request.request.method() == Method::GET {
             drop_query_pair(request, "encoding-type", "url")?;
         }
         self.adapt_checksums(request);
+        Ok(())
+    }
+
+    fn check_list_objects_v2(&self, request: &OperationRequest) -> Result<(), Error> {
+        let lists_v2 = request.request.method() == Method::GET
+            && request
+                .request
+                .uri()
+                .query()
+                .is_some_and(|query| query.split('&').any(|pair| pair == "list-type=2"));
+        if lists_v2 && !self.list_objects_v2 {
+            return Err(self.unsupported(Feature::ListObjectsV2));
+        }
         Ok(())
     }
 
@@ -755,6 +780,8 @@ pub enum Feature {
     AwsChunked,
     /// Listing open multipart uploads (ListMultipartUploads).
     ListMultipartUploads,
+    /// A ListObjectsV2 request (the store serves ListObjects version 1 only).
+    ListObjectsV2,
 }
 
 impl fmt::Display for Unsupported {
@@ -773,6 +800,11 @@ impl fmt::Display for Unsupported {
                 "{provider} honours presigned URLs for at most {} s; {} s were asked for",
                 maximum.as_secs(),
                 requested.as_secs()
+            ),
+            Feature::ListObjectsV2 => write!(
+                f,
+                "{provider} does not serve ListObjectsV2 (its profile says list_objects_v2: \
+                 false); list with ListObjects, version 1 (Client::list_objects_pages)"
             ),
             Feature::AwsChunked => write!(
                 f,

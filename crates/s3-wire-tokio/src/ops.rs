@@ -11,8 +11,9 @@ use s3_ops::ops::get_object::{GetObject, GetObjectOutput};
 use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
 use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
 use s3_ops::presign::Presignable;
+use s3_ops::presign_post::{PostConditions, PresignedPost};
 use s3_ops::{BucketName, ObjectKey, Operation};
-use s3_sigv4::{PresignedRequest, SigningTime};
+use s3_sigv4::{Credentials, PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
@@ -152,18 +153,7 @@ impl Client {
         operation: &O,
         expires_in: Duration,
     ) -> Result<PresignedRequest, Error> {
-        // A URL the store would stop honouring early is refused, not handed out.
-        self.inner.quirks.check_presign_expiry(expires_in)?;
-        let Some(provider) = &self.inner.credentials else {
-            return Err(Error::config(
-                "an anonymous client cannot presign: a presigned URL carries a signature made \
-                 with credentials (a public object needs none: send its plain URL)",
-            ));
-        };
-        let credentials = provider
-            .credentials()
-            .await
-            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))?;
+        let credentials = self.presigning_credentials(expires_in).await?;
         let time = SigningTime::from_system_time(SystemTime::now())
             .map_err(|e| Error::new(ErrorKind::Signing).with_source(format!("{e:?}")))?;
         let mut encoded = operation.request(&self.inner.endpoint)?;
@@ -177,6 +167,67 @@ impl Client {
             expires_in,
         )
         .map_err(Error::from)
+    }
+}
+
+impl Client {
+    /// A presigned POST: the URL and form fields of a browser upload to `bucket` within
+    /// `conditions` (a key or key prefix, a size range, a content type, ...), valid for
+    /// `expires_in` (1 s to 7 days, or the store's shorter limit) from now. The credentials'
+    /// access key and session token, the region, the host and the addressing are the
+    /// client's. Post the fields as `multipart/form-data`, then the file as the field `file`.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: s3_wire_tokio::Client) -> Result<(), s3_wire_tokio::Error> {
+    /// use s3_wire_tokio::s3_ops::presign_post::PostConditions;
+    /// let form = client
+    ///     .presign_post(
+    ///         &s3_wire_tokio::bucket("uploads")?,
+    ///         &PostConditions::key_prefix("incoming/").content_length_range(1, 10 << 20),
+    ///         std::time::Duration::from_secs(900),
+    ///     )
+    ///     .await?;
+    /// println!("<form action=\"{}\" method=\"post\" enctype=\"multipart/form-data\">", form.url());
+    /// for (name, value) in form.fields() {
+    ///     println!("<input type=\"hidden\" name=\"{name}\" value=\"{value}\">");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn presign_post(
+        &self,
+        bucket: &BucketName,
+        conditions: &PostConditions,
+        expires_in: Duration,
+    ) -> Result<PresignedPost, Error> {
+        let credentials = self.presigning_credentials(expires_in).await?;
+        s3_ops::presign_post::presign_post(
+            bucket,
+            conditions,
+            &self.inner.endpoint,
+            self.inner.signer.raw(),
+            &credentials,
+            SystemTime::now(),
+            expires_in,
+        )
+        .map_err(Error::from)
+    }
+
+    /// The credentials a presigned URL or form is signed with, once `expires_in` is known
+    /// to be within the store's limit: a URL the store would stop honouring early is
+    /// refused, not handed out.
+    async fn presigning_credentials(&self, expires_in: Duration) -> Result<Credentials, Error> {
+        // A URL the store would stop honouring early is refused, not handed out.
+        self.inner.quirks.check_presign_expiry(expires_in)?;
+        let Some(provider) = &self.inner.credentials else {
+            return Err(Error::config(
+                "an anonymous client cannot presign: a presigned URL carries a signature made \
+                 with credentials (a public object needs none: send its plain URL)",
+            ));
+        };
+        provider
+            .credentials()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Credentials).with_source(e))
     }
 }
 
@@ -255,4 +306,71 @@ buffered_operations! {
     /// `ListMultipartUploads`, one page (see
     /// [`Client::list_multipart_uploads_pages`]).
     list_multipart_uploads => list_multipart_uploads::ListMultipartUploads;
+    /// `ListObjects` (version 1), one page (see [`Client::list_objects_pages`]), for stores
+    /// that do not serve ListObjectsV2.
+    list_objects => list_objects::ListObjects;
+    /// `PutObjectRetention`: an object version's Object Lock retention.
+    put_object_retention => put_object_retention::PutObjectRetention;
+    /// `GetObjectRetention`.
+    get_object_retention => get_object_retention::GetObjectRetention;
+    /// `PutObjectLegalHold`.
+    put_object_legal_hold => put_object_legal_hold::PutObjectLegalHold;
+    /// `GetObjectLegalHold`.
+    get_object_legal_hold => get_object_legal_hold::GetObjectLegalHold;
+    /// `PutObjectLockConfiguration`: enable Object Lock, set a default retention.
+    put_object_lock_configuration => put_object_lock_configuration::PutObjectLockConfiguration;
+    /// `GetObjectLockConfiguration`.
+    get_object_lock_configuration => get_object_lock_configuration::GetObjectLockConfiguration;
+    /// `PutBucketVersioning` (MFA delete is refused before sending).
+    put_bucket_versioning => put_bucket_versioning::PutBucketVersioning;
+    /// `GetBucketVersioning`.
+    get_bucket_versioning => get_bucket_versioning::GetBucketVersioning;
+    /// `PutBucketLifecycleConfiguration`: replaces every lifecycle rule.
+    put_bucket_lifecycle_configuration => put_bucket_lifecycle_configuration::PutBucketLifecycleConfiguration;
+    /// `GetBucketLifecycleConfiguration`.
+    get_bucket_lifecycle_configuration => get_bucket_lifecycle_configuration::GetBucketLifecycleConfiguration;
+    /// `DeleteBucketLifecycle`.
+    delete_bucket_lifecycle => delete_bucket_lifecycle::DeleteBucketLifecycle;
+    /// `PutBucketPolicy` (the JSON is sent verbatim).
+    put_bucket_policy => put_bucket_policy::PutBucketPolicy;
+    /// `GetBucketPolicy`.
+    get_bucket_policy => get_bucket_policy::GetBucketPolicy;
+    /// `DeleteBucketPolicy`.
+    delete_bucket_policy => delete_bucket_policy::DeleteBucketPolicy;
+    /// `PutBucketCors`.
+    put_bucket_cors => put_bucket_cors::PutBucketCors;
+    /// `GetBucketCors`.
+    get_bucket_cors => get_bucket_cors::GetBucketCors;
+    /// `DeleteBucketCors`.
+    delete_bucket_cors => delete_bucket_cors::DeleteBucketCors;
+    /// `PutBucketEncryption`: the default encryption of new objects.
+    put_bucket_encryption => put_bucket_encryption::PutBucketEncryption;
+    /// `GetBucketEncryption`.
+    get_bucket_encryption => get_bucket_encryption::GetBucketEncryption;
+    /// `DeleteBucketEncryption`.
+    delete_bucket_encryption => delete_bucket_encryption::DeleteBucketEncryption;
+    /// `PutBucketTagging`.
+    put_bucket_tagging => put_bucket_tagging::PutBucketTagging;
+    /// `GetBucketTagging`.
+    get_bucket_tagging => get_bucket_tagging::GetBucketTagging;
+    /// `DeleteBucketTagging`.
+    delete_bucket_tagging => delete_bucket_tagging::DeleteBucketTagging;
+    /// `PutPublicAccessBlock`.
+    put_public_access_block => put_public_access_block::PutPublicAccessBlock;
+    /// `GetPublicAccessBlock`.
+    get_public_access_block => get_public_access_block::GetPublicAccessBlock;
+    /// `DeletePublicAccessBlock`.
+    delete_public_access_block => delete_public_access_block::DeletePublicAccessBlock;
+    /// `PutObjectAcl`: a canned ACL, grants or a whole policy.
+    put_object_acl => put_object_acl::PutObjectAcl;
+    /// `GetObjectAcl`.
+    get_object_acl => get_object_acl::GetObjectAcl;
+    /// `PutBucketAcl`.
+    put_bucket_acl => put_bucket_acl::PutBucketAcl;
+    /// `GetBucketAcl`.
+    get_bucket_acl => get_bucket_acl::GetBucketAcl;
+    /// `GetObjectAttributes`: ETag, checksum, parts, storage class and size in one request.
+    get_object_attributes => get_object_attributes::GetObjectAttributes;
+    /// `RestoreObject`: a temporary copy of an archived object.
+    restore_object => restore_object::RestoreObject;
 }

@@ -11,6 +11,7 @@ use s3_ops::Operation;
 use s3_ops::ops::list_buckets::ListBuckets;
 use s3_ops::ops::list_multipart_uploads::ListMultipartUploads;
 use s3_ops::ops::list_object_versions::ListObjectVersions;
+use s3_ops::ops::list_objects::ListObjects;
 use s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_ops::ops::list_parts::ListParts;
 
@@ -57,7 +58,12 @@ macro_rules! paginated_keys {
         }
     )*};
 }
-paginated_keys!(ListObjectsV2, ListObjectVersions, ListMultipartUploads);
+paginated_keys!(
+    ListObjectsV2,
+    ListObjects,
+    ListObjectVersions,
+    ListMultipartUploads
+);
 
 type PageFuture<O> =
     Pin<Box<dyn Future<Output = (O, Result<<O as Operation>::Output, Error>)> + Send>>;
@@ -155,6 +161,14 @@ where
 impl Client {
     /// `ListObjectsV2` as a lazy stream of pages.
     pub fn list_objects_v2_pages(&self, first: ListObjectsV2) -> Paginator<ListObjectsV2> {
+        Paginator::new(self.clone(), first)
+    }
+
+    /// `ListObjects` (version 1) as a lazy stream of pages, for stores that do not serve
+    /// ListObjectsV2 (see [`ProviderQuirks::list_objects_v2`](s3_ops::ProviderQuirks)):
+    /// continued by marker, keys URL-encoded on the wire and decoded, as
+    /// [`Client::list_objects_v2_pages`].
+    pub fn list_objects_pages(&self, first: ListObjects) -> Paginator<ListObjects> {
         Paginator::new(self.clone(), first)
     }
 

@@ -12,6 +12,10 @@
 
 mod support;
 
+/// The scenarios of issue 28 (configuration operations, ACLs, presigned POST, ...).
+#[path = "servers/configurations.rs"]
+mod configurations;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -19,6 +23,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
+use configurations::{
+    acls, bucket_cors, bucket_encryption, bucket_lifecycle_configuration, bucket_policy,
+    bucket_tagging, bucket_versioning, get_object_attributes, list_objects_v1, object_lock,
+    presigned_post, public_access_block, restore_object,
+};
 use s3_wire_tokio::s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::complete_multipart_upload::CompleteMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::copy_object::{CopyObject, Directive};
@@ -141,6 +150,50 @@ const LOCAL_S3_DEVIATIONS: &[(&str, &str)] = &[
         "list-object-versions",
         "ListObjectVersions is not implemented (501 NotImplemented)",
     ),
+    (
+        "object-lock",
+        "Object Lock is not implemented: PutObjectLockConfiguration answers 501 NotImplemented",
+    ),
+    (
+        "bucket-versioning",
+        "versioning is not implemented: PutBucketVersioning answers 501 NotImplemented",
+    ),
+    (
+        "bucket-lifecycle-configuration",
+        "lifecycle is not implemented: PutBucketLifecycleConfiguration answers 501 NotImplemented",
+    ),
+    (
+        "bucket-policy",
+        "bucket policies are not implemented: PutBucketPolicy answers 501 NotImplemented",
+    ),
+    (
+        "bucket-cors",
+        "CORS is not implemented: PutBucketCors answers 501 NotImplemented",
+    ),
+    (
+        "bucket-encryption",
+        "default encryption is not implemented: PutBucketEncryption answers 501 NotImplemented",
+    ),
+    (
+        "bucket-tagging",
+        "bucket tagging is not implemented: PutBucketTagging answers 501 NotImplemented",
+    ),
+    (
+        "public-access-block",
+        "public access blocks are not implemented: PutPublicAccessBlock answers 501 NotImplemented",
+    ),
+    (
+        "acls",
+        "ACLs are not implemented: a canned ACL on PutObject is accepted, GetObjectAcl answers 501 NotImplemented",
+    ),
+    (
+        "get-object-attributes",
+        "GetObjectAttributes is not implemented (501 NotImplemented)",
+    ),
+    (
+        "restore-object",
+        "no archive storage classes: PutObject with `x-amz-storage-class: GLACIER` answers 400 InvalidStorageClass; RestoreObject answers 501 NotImplemented",
+    ),
 ];
 
 /// How moto 5.2.5 (server mode) deviates from S3, scenario by scenario.
@@ -176,6 +229,30 @@ const MOTO_DEVIATIONS: &[(&str, &str)] = &[
     (
         "get-part-number",
         "GET with `partNumber` returns the whole object (HEAD with `partNumber` is right)",
+    ),
+    (
+        "object-lock",
+        "GetObjectRetention answers with the object itself (its bytes, the retention in `x-amz-object-lock-*` headers), not a `<Retention>` document: the client's strict decoder refuses it",
+    ),
+    (
+        "bucket-lifecycle-configuration",
+        "a rule's `ObjectSizeGreaterThan` (inside `<And>`) and `NewerNoncurrentVersions` are dropped; the rest comes back as sent",
+    ),
+    (
+        "get-object-attributes",
+        "no `ObjectParts`: the parts of a multipart object are not listed (ETag, checksum, size and storage class are)",
+    ),
+    (
+        "acls",
+        "PutObjectAcl with an `<AccessControlPolicy>` body answers 200 and resets the ACL to the owner's FULL_CONTROL alone, whatever the body grants (canned ACLs and `x-amz-grant-*` headers are applied)",
+    ),
+    (
+        "list-objects-v1",
+        "ListObjects (v1) with a delimiter lists every common prefix on every page and counts only keys against `max-keys` (boto3's paginator sees them twice too)",
+    ),
+    (
+        "presigned-post",
+        "POST policies are not checked: forms over the size range, of another content type or key prefix, expired or with a wrong signature are stored",
     ),
 ];
 
@@ -308,6 +385,19 @@ scenarios! {
     "upload-part-copy", "UploadPartCopy" => upload_part_copy;
     "object-tagging", "PutObjectTagging, GetObjectTagging, DeleteObjectTagging, x-amz-tagging" => object_tagging;
     "list-object-versions", "ListObjectVersions (unversioned bucket)" => list_object_versions;
+    "object-lock", "PutObjectLockConfiguration, GetObjectLockConfiguration; PutObject with a retention and a legal hold; Get/PutObjectLegalHold, Get/PutObjectRetention; DeleteObject with and without the governance bypass" => object_lock;
+    "bucket-versioning", "PutBucketVersioning, GetBucketVersioning (Enabled, Suspended), MFA delete refused" => bucket_versioning;
+    "bucket-lifecycle-configuration", "Put/Get/DeleteBucketLifecycle(Configuration): filters by prefix, tag and size, expiration, transitions, noncurrent versions, aborting uploads" => bucket_lifecycle_configuration;
+    "bucket-policy", "Put/Get/DeleteBucketPolicy (the JSON verbatim)" => bucket_policy;
+    "bucket-cors", "Put/Get/DeleteBucketCors" => bucket_cors;
+    "bucket-encryption", "Put/Get/DeleteBucketEncryption (SSE-KMS, bucket key)" => bucket_encryption;
+    "bucket-tagging", "Put/Get/DeleteBucketTagging" => bucket_tagging;
+    "public-access-block", "Put/Get/DeletePublicAccessBlock" => public_access_block;
+    "acls", "PutObject with a canned ACL; Put/GetObjectAcl (canned, x-amz-grant-*, a policy); Put/GetBucketAcl" => acls;
+    "get-object-attributes", "GetObjectAttributes of an object and of a multipart object (parts and their checksums, paged)" => get_object_attributes;
+    "restore-object", "GetObject of a GLACIER object (InvalidObjectState), RestoreObject, HeadObject's x-amz-restore" => restore_object;
+    "list-objects-v1", "ListObjects (v1) paged by marker, with a delimiter; the same keys as ListObjectsV2" => list_objects_v1;
+    "presigned-post", "presigned POST: a multipart/form-data upload with the fields; forms breaking the size range, content type, key prefix, expiry or signature" => presigned_post;
 }
 
 enum Outcome {

@@ -16,6 +16,14 @@ pub struct Owner {
 }
 
 impl Owner {
+    /// An owner named by canonical user id.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: Some(id.into()),
+            display_name: None,
+        }
+    }
+
     pub(crate) fn decode(r: &mut XmlReader<'_>) -> Result<Self, Error> {
         let mut out = Self::default();
         while let Some(name) = r.next_child()? {
@@ -239,6 +247,81 @@ pub(crate) fn reserve_page<T>(entries: &mut Vec<T>, count: Option<u64>) {
     let wanted = count.map_or(0, |c| c.min(1000) as usize);
     entries.reserve(wanted.saturating_sub(entries.len()));
 }
+
+/// An element whose text is one of a closed set of values (a status, a mode, a tier):
+/// anything else is [`ValueProblem::NotOneOf`]. Implemented by [`keyword!`].
+pub(crate) trait Keyword: Sized + Copy + 'static {
+    /// The values and their wire spellings.
+    const VALUES: &'static [(Self, &'static str)];
+    /// The spellings separated by `|`, for errors.
+    const EXPECTED: &'static str;
+}
+
+impl XmlReader<'_> {
+    /// The text of the element just opened as a [`Keyword`] (surrounding whitespace
+    /// allowed, as for the other typed values).
+    pub(crate) fn keyword<K: Keyword>(&mut self, element: &'static str) -> Result<K, Error> {
+        let text = self.text(element)?;
+        let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n'));
+        match K::VALUES.iter().find(|(_, name)| *name == text) {
+            Some((value, _)) => Ok(*value),
+            None => Err(self.value_error(
+                element,
+                ValueProblem::NotOneOf {
+                    expected: K::EXPECTED,
+                },
+            )),
+        }
+    }
+}
+
+/// Defines a [`Keyword`] enum: its variants with their wire spellings, `as_str`, `parse`
+/// and `Display`.
+macro_rules! keyword {
+    (
+        $(#[$doc:meta])*
+        pub enum $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)+ }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The wire spelling.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            /// The value spelled `text` on the wire, if any.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl crate::common::Keyword for $name {
+            const VALUES: &'static [(Self, &'static str)] = &[$(($name::$variant, $text)),+];
+            const EXPECTED: &'static str = crate::common::keyword!(@join $($text),+);
+        }
+    };
+    (@join $first:literal $(, $rest:literal)*) => { concat!($first $(, "|", $rest)*) };
+}
+pub(crate) use keyword;
 
 /// A value required by S3's schema.
 pub(crate) fn required<T>(

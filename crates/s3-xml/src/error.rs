@@ -101,6 +101,14 @@ pub enum ErrorKind {
         /// The missing element.
         element: &'static str,
     },
+    /// Two elements S3 allows only one of appear together (`<Days>` and `<Years>` of a
+    /// default retention, `<Days>` and `<Date>` of an expiration, ...).
+    Exclusive {
+        /// The element holding them.
+        parent: &'static str,
+        /// The elements, `|`-separated.
+        elements: &'static str,
+    },
     /// A single-valued element appears twice in the same parent.
     DuplicateElement {
         /// The repeated element.
@@ -171,6 +179,9 @@ impl fmt::Display for ErrorKind {
                 write!(f, "<{parent}> has no required <{element}> element")
             }
             Self::DuplicateElement { element } => write!(f, "element <{element}> appears twice"),
+            Self::Exclusive { parent, elements } => {
+                write!(f, "<{parent}> may hold only one of {elements}")
+            }
             Self::UnexpectedChild { element, child } => {
                 write!(
                     f,
@@ -255,6 +266,11 @@ pub enum ValueProblem {
     PercentDecodedNotUtf8,
     /// A value that must not be empty is empty.
     Empty,
+    /// Not one of the values S3 defines for the element (`Enabled`, `GOVERNANCE`, ...).
+    NotOneOf {
+        /// The accepted values, separated by `|`.
+        expected: &'static str,
+    },
 }
 
 impl fmt::Display for ValueProblem {
@@ -268,6 +284,7 @@ impl fmt::Display for ValueProblem {
             Self::BadPercentEncoding => f.write_str("invalid percent-encoding"),
             Self::PercentDecodedNotUtf8 => f.write_str("percent-decoded value is not UTF-8"),
             Self::Empty => f.write_str("empty value"),
+            Self::NotOneOf { expected } => write!(f, "not one of {expected}"),
         }
     }
 }

@@ -10,12 +10,15 @@ pub enum Family {
     /// ListParts, ListBuckets.
     Listings,
     /// Initiate/Complete multipart, copy results, DeleteResult, bucket
-    /// location, tagging, STS.
+    /// location, tagging, STS; the bucket and object configurations (Object Lock,
+    /// versioning, lifecycle, CORS, encryption, public access block, ACLs) and
+    /// GetObjectAttributes.
     Results,
     /// The error document and `decode_or_error` for the three documents that
     /// may hide an error in a 200.
     Errors,
-    /// The request bodies (CompleteMultipartUpload, Delete, CreateBucketConfiguration).
+    /// The request bodies (CompleteMultipartUpload, Delete, CreateBucketConfiguration,
+    /// RestoreRequest).
     Requests,
 }
 
@@ -54,6 +57,16 @@ fn decoders(family: Family) -> &'static [Decoder] {
             decode_bucket_location,
             decode_tagging,
             decode_assume_role,
+            decode_retention,
+            decode_legal_hold,
+            decode_object_lock_configuration,
+            decode_versioning_configuration,
+            decode_lifecycle_configuration,
+            decode_cors_configuration,
+            decode_server_side_encryption_configuration,
+            decode_public_access_block_configuration,
+            decode_get_object_attributes,
+            decode_access_control_policy,
         ],
         Family::Errors => decoders![
             decode_error_document,
@@ -65,6 +78,7 @@ fn decoders(family: Family) -> &'static [Decoder] {
             decode_complete_multipart_upload_request,
             decode_delete_request,
             decode_create_bucket_configuration,
+            decode_restore_request,
         ],
     }
 }

@@ -57,10 +57,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod acl;
 mod buckets;
 mod common;
 mod copy;
+mod cors;
 mod delete;
+mod encryption;
 mod error;
 mod error_document;
 mod etag;
@@ -68,24 +71,37 @@ mod express;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lexer;
+mod lifecycle;
 mod limits;
 mod list_object_versions;
 mod list_objects;
 mod multipart;
+mod object_attributes;
+mod object_lock;
+mod public_access_block;
 mod reader;
+mod restore;
 mod sts;
 mod tagging;
 mod timestamp;
+mod versioning;
 mod writer;
 
+pub use acl::{AccessControlPolicy, Grant, Grantee, Permission};
 pub use buckets::{Bucket, BucketLocation, CreateBucketConfiguration, ListBucketsResult};
 pub use common::{Checksums, Outcome, Owner, UrlDecoded};
 pub use copy::{CopyObjectResult, CopyPartResult};
+pub use cors::{CorsConfiguration, CorsRule};
 pub use delete::{Delete, DeleteError, DeleteResult, DeletedObject, ObjectIdentifier};
+pub use encryption::{EncryptionByDefault, EncryptionRule, ServerSideEncryptionConfiguration};
 pub use error::{Error, ErrorKind, Malformed, ValueProblem};
 pub use error_document::ErrorDocument;
 pub use etag::{ETag, ETagError};
 pub use express::{CreateSessionResult, ListDirectoryBucketsResult};
+pub use lifecycle::{
+    LifecycleConfiguration, LifecycleExpiration, LifecycleFilter, LifecycleRule,
+    NoncurrentVersionExpiration, NoncurrentVersionTransition, RuleStatus, Transition,
+};
 pub use limits::Limits;
 pub use list_object_versions::{
     DeleteMarkerEntry, ListObjectVersionsResult, ObjectVersion, VersionEntry,
@@ -96,9 +112,17 @@ pub use multipart::{
     InitiateMultipartUploadResult, ListMultipartUploadsResult, ListPartsResult, MultipartUpload,
     Part,
 };
+pub use object_attributes::{GetObjectAttributesResult, ObjectPart, ObjectParts};
+pub use object_lock::{
+    DefaultRetention, LegalHold, LegalHoldStatus, ObjectLockConfiguration, ObjectLockEnabled,
+    Retention, RetentionMode, RetentionPeriod,
+};
+pub use public_access_block::PublicAccessBlockConfiguration;
+pub use restore::{RestoreRequest, RestoreTier};
 pub use sts::{AssumeRoleResult, AssumedRoleUser, StsCredentials};
 pub use tagging::{Tag, Tagging};
 pub use timestamp::{Timestamp, TimestampError};
+pub use versioning::{MfaDeleteStatus, VersioningConfiguration, VersioningStatus};
 
 use common::decode_document;
 
@@ -146,6 +170,17 @@ documents!(
     CompleteMultipartUpload,
     Delete,
     CreateBucketConfiguration,
+    Retention,
+    LegalHold,
+    ObjectLockConfiguration,
+    VersioningConfiguration,
+    LifecycleConfiguration,
+    CorsConfiguration,
+    ServerSideEncryptionConfiguration,
+    PublicAccessBlockConfiguration,
+    GetObjectAttributesResult,
+    AccessControlPolicy,
+    RestoreRequest,
 );
 
 /// Decodes a document of type `T`, or the S3 `<Error>` document sent in its
@@ -306,4 +341,80 @@ pub fn encode_create_bucket_configuration(
 /// Encodes a tag set (PutObjectTagging / PutBucketTagging body).
 pub fn encode_tagging(tagging: &Tagging) -> Result<String, Error> {
     tagging.encode()
+}
+
+/// Generates `decode_*` functions for documents that are both a request body and a result
+/// (bucket and object configurations) or a result only.
+macro_rules! decode_functions {
+    ($($(#[$doc:meta])* $name:ident => $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(xml: &[u8], limits: &Limits) -> Result<$t, Error> {
+            decode_document(xml, limits)
+        }
+    )*};
+}
+
+/// Generates `encode_*` functions; each fails only if a value holds a character XML 1.0
+/// cannot carry ([`ErrorKind::Unencodable`]).
+macro_rules! encode_functions {
+    ($($(#[$doc:meta])* $name:ident => $t:ty;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Fails only if a value holds a character XML 1.0 cannot carry
+        /// ([`ErrorKind::Unencodable`]).
+        pub fn $name(document: &$t) -> Result<String, Error> {
+            document.encode()
+        }
+    )*};
+}
+
+decode_functions! {
+    /// Decodes an object's retention (`<Retention>`): GetObjectRetention's result or
+    /// PutObjectRetention's body.
+    decode_retention => Retention;
+    /// Decodes an object's legal hold (`<LegalHold>`).
+    decode_legal_hold => LegalHold;
+    /// Decodes a bucket's Object Lock configuration (`<ObjectLockConfiguration>`).
+    decode_object_lock_configuration => ObjectLockConfiguration;
+    /// Decodes a bucket's versioning state (`<VersioningConfiguration>`).
+    decode_versioning_configuration => VersioningConfiguration;
+    /// Decodes a bucket's lifecycle rules (`<LifecycleConfiguration>`).
+    decode_lifecycle_configuration => LifecycleConfiguration;
+    /// Decodes a bucket's CORS rules (`<CORSConfiguration>`).
+    decode_cors_configuration => CorsConfiguration;
+    /// Decodes a bucket's default encryption (`<ServerSideEncryptionConfiguration>`).
+    decode_server_side_encryption_configuration => ServerSideEncryptionConfiguration;
+    /// Decodes a bucket's public access block (`<PublicAccessBlockConfiguration>`).
+    decode_public_access_block_configuration => PublicAccessBlockConfiguration;
+    /// Decodes a GetObjectAttributes result (`<GetObjectAttributesResponse>`).
+    decode_get_object_attributes => GetObjectAttributesResult;
+    /// Decodes an ACL (`<AccessControlPolicy>`): GetObjectAcl / GetBucketAcl's result or the
+    /// Put variants' body.
+    decode_access_control_policy => AccessControlPolicy;
+    /// Decodes a RestoreObject request body (`<RestoreRequest>`, for servers and tests).
+    decode_restore_request => RestoreRequest;
+}
+
+encode_functions! {
+    /// Encodes an object's retention (PutObjectRetention body).
+    encode_retention => Retention;
+    /// Encodes an object's legal hold (PutObjectLegalHold body).
+    encode_legal_hold => LegalHold;
+    /// Encodes a bucket's Object Lock configuration (PutObjectLockConfiguration body).
+    encode_object_lock_configuration => ObjectLockConfiguration;
+    /// Encodes a bucket's versioning state (PutBucketVersioning body).
+    encode_versioning_configuration => VersioningConfiguration;
+    /// Encodes a bucket's lifecycle rules (PutBucketLifecycleConfiguration body): a filter of
+    /// two or more conditions is written inside `<And>`.
+    encode_lifecycle_configuration => LifecycleConfiguration;
+    /// Encodes a bucket's CORS rules (PutBucketCors body).
+    encode_cors_configuration => CorsConfiguration;
+    /// Encodes a bucket's default encryption (PutBucketEncryption body).
+    encode_server_side_encryption_configuration => ServerSideEncryptionConfiguration;
+    /// Encodes a bucket's public access block (PutPublicAccessBlock body).
+    encode_public_access_block_configuration => PublicAccessBlockConfiguration;
+    /// Encodes an ACL (PutObjectAcl / PutBucketAcl body).
+    encode_access_control_policy => AccessControlPolicy;
+    /// Encodes a RestoreObject request body.
+    encode_restore_request => RestoreRequest;
 }

@@ -182,14 +182,18 @@ pub struct ListObjectsResult {
 }
 
 impl ListObjectsResult {
-    /// The marker for the next page: `NextMarker`, or else the last key.
+    /// The marker for the next page of a truncated page: `NextMarker`, or else the later of
+    /// the last key and the last common prefix (S3 sends `NextMarker` only with a delimiter;
+    /// some stores omit it even then). `None` on the last page.
     pub fn next_page_marker(&self) -> Option<&str> {
         if !self.is_truncated {
             return None;
         }
+        let last_key = self.contents.last().map(|o| o.key.as_str());
+        let last_prefix = self.common_prefixes.last().map(String::as_str);
         self.next_marker
             .as_deref()
-            .or_else(|| self.contents.last().map(|o| o.key.as_str()))
+            .or_else(|| last_key.max(last_prefix))
     }
 }
 

@@ -44,13 +44,39 @@ impl Tagging {
         let mut w = XmlWriter::new("Tagging");
         w.open("TagSet");
         for tag in &self.tags {
-            w.open("Tag");
-            w.leaf("Key", &tag.key)?;
-            w.leaf("Value", &tag.value)?;
-            w.close("Tag");
+            tag.encode(&mut w)?;
         }
         w.close("TagSet");
         Ok(w.finish())
+    }
+}
+
+impl Tag {
+    /// `<Tag><Key>…</Key><Value>…</Value></Tag>`.
+    pub(crate) fn encode(&self, w: &mut XmlWriter) -> Result<(), Error> {
+        w.open("Tag");
+        w.leaf("Key", &self.key)?;
+        w.leaf("Value", &self.value)?;
+        w.close("Tag");
+        Ok(())
+    }
+
+    /// Reads the `<Tag>` element just opened (an entry against the limit).
+    pub(crate) fn decode(r: &mut XmlReader<'_>) -> Result<Self, Error> {
+        r.count_entry()?;
+        let (mut key, mut value) = (None, None);
+        while let Some(field) = r.next_child()? {
+            match field {
+                "Key" => r.put(&mut key, "Key", XmlReader::string)?,
+                "Value" => r.put(&mut value, "Value", XmlReader::string)?,
+                _ => r.skip()?,
+            }
+        }
+        let key = required(key, r, "Tag", "Key")?;
+        Ok(Tag {
+            key,
+            value: value.unwrap_or_default(),
+        })
     }
 }
 
@@ -69,20 +95,7 @@ impl DecodeBody for Tagging {
                     r.skip()?;
                     continue;
                 }
-                r.count_entry()?;
-                let (mut key, mut value) = (None, None);
-                while let Some(field) = r.next_child()? {
-                    match field {
-                        "Key" => r.put(&mut key, "Key", XmlReader::string)?,
-                        "Value" => r.put(&mut value, "Value", XmlReader::string)?,
-                        _ => r.skip()?,
-                    }
-                }
-                let key = required(key, r, "Tag", "Key")?;
-                out.tags.push(Tag {
-                    key,
-                    value: value.unwrap_or_default(),
-                });
+                out.tags.push(Tag::decode(r)?);
             }
         }
         Ok(out)

@@ -28,6 +28,16 @@ impl XmlWriter {
         self.out.push('>');
     }
 
+    /// `<name attributes>`: `attributes` is written as given (fixed text of the encoder,
+    /// never caller data).
+    pub(crate) fn open_with(&mut self, name: &str, attributes: &'static str) {
+        self.out.push('<');
+        self.out.push_str(name);
+        self.out.push(' ');
+        self.out.push_str(attributes);
+        self.out.push('>');
+    }
+
     pub(crate) fn close(&mut self, name: &str) {
         self.out.push_str("</");
         self.out.push_str(name);
@@ -40,6 +50,18 @@ impl XmlWriter {
         escape_text(&mut self.out, value, name)?;
         self.close(name);
         Ok(())
+    }
+
+    /// `<name>value</name>` if `value` is `Some`.
+    pub(crate) fn leaf_opt(
+        &mut self,
+        name: &'static str,
+        value: Option<impl std::fmt::Display>,
+    ) -> Result<(), Error> {
+        match value {
+            Some(value) => self.leaf(name, &value.to_string()),
+            None => Ok(()),
+        }
     }
 
     pub(crate) fn finish(mut self) -> String {

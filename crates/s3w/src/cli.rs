@@ -3,7 +3,12 @@
 use clap::{Parser, Subcommand};
 use s3_wire::ops::ChecksumAlgorithm;
 
+use crate::acl::AclArgs;
+use crate::bucket_config::{ConfigArgs, VersioningArgs};
+use crate::object_lock::{LegalHoldArgs, ObjectLockArgs, RetentionArgs};
+use crate::presign_post::PostArgs;
 use crate::report::*;
+use crate::restore::RestoreArgs;
 
 /// `s3w`: copy, list, sync and stream objects of S3-compatible stores.
 #[derive(Debug, Parser)]
@@ -161,7 +166,32 @@ pub(crate) enum Command {
         /// GET or PUT.
         #[arg(long, default_value = "GET")]
         method: String,
+        /// A presigned POST (an upload form) instead.
+        #[command(flatten)]
+        post: PostArgs,
     },
+    /// Show a bucket's versioning, or turn it on (--enable) or suspend it (--suspend).
+    Versioning(VersioningArgs),
+    /// A bucket's lifecycle rules: --get (default), --put FILE (S3's XML), --delete.
+    Lifecycle(ConfigArgs),
+    /// A bucket's policy: --get (default), --put FILE (JSON, sent verbatim), --delete.
+    Policy(ConfigArgs),
+    /// A bucket's CORS rules: --get (default), --put FILE (S3's XML), --delete.
+    Cors(ConfigArgs),
+    /// A bucket's default encryption: --get (default), --put FILE (S3's XML), --delete.
+    Encryption(ConfigArgs),
+    /// A bucket's (s3://b) or an object's (s3://b/k) tags: --get, --put FILE, --delete.
+    Tagging(ConfigArgs),
+    /// A bucket's public access block: --get (default), --put FILE (S3's XML), --delete.
+    PublicAccessBlock(ConfigArgs),
+    /// Show an object's Object Lock retention, or set it (--mode, --until / --days).
+    Retention(RetentionArgs),
+    /// Show an object's legal hold, or put it --on / --off.
+    LegalHold(LegalHoldArgs),
+    /// Restore a temporary copy of an archived (GLACIER, DEEP_ARCHIVE) object.
+    Restore(RestoreArgs),
+    /// Show a bucket's or an object's ACL, or replace it (--canned, --grant, --put FILE).
+    Acl(AclArgs),
 }
 
 /// What `cp` and `mv` take.
@@ -201,6 +231,9 @@ pub(crate) struct AttrArgs {
     /// Server-side encryption: AES256 or aws:kms.
     #[arg(long)]
     pub sse: Option<String>,
+    /// Object Lock retention and legal hold.
+    #[command(flatten)]
+    pub lock: ObjectLockArgs,
 }
 
 pub(crate) fn parse_size(text: &str) -> Result<u64, String> {

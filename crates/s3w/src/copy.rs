@@ -70,7 +70,7 @@ pub(crate) fn attributes(attrs: &AttrArgs, path: Option<&str>) -> Result<ObjectA
         }
         Some(other) => return Err(usage(format!("--sse {other}: use AES256 or aws:kms"))),
     }
-    Ok(a)
+    attrs.lock.apply(a)
 }
 
 /// One planned copy.

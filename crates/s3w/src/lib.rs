@@ -1,14 +1,19 @@
 //! The library behind the `s3w` binary: argument parsing ([`Cli`]), the commands, and
 //! the one-line error reports. Built on the public API of `s3-wire` only.
 
+mod acl;
+mod bucket_config;
 mod cli;
 mod copy;
 mod filter;
 mod listing;
 mod location;
 mod object;
+mod object_lock;
+mod presign_post;
 mod remove;
 mod report;
+mod restore;
 mod sync;
 
 use std::ffi::OsString;
@@ -300,7 +305,11 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             path,
             expires_in,
             method,
+            post,
         } => {
+            if post.post {
+                return presign_post::presign_post(client, out, path, *expires_in, post).await;
+            }
             let (bn, kn, b, _) = object_key(path)?;
             let expires = Duration::from_secs(*expires_in);
             let signed = match method.to_ascii_uppercase().as_str() {
@@ -315,5 +324,32 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out) -> Result<()> {
             );
             Ok(())
         }
+        Command::Versioning(args) => bucket_config::versioning(client, out, args).await,
+        Command::Lifecycle(args) => {
+            bucket_config::configuration(client, out, bucket_config::ConfigKind::Lifecycle, args)
+                .await
+        }
+        Command::Policy(args) => {
+            bucket_config::configuration(client, out, bucket_config::ConfigKind::Policy, args).await
+        }
+        Command::Cors(args) => {
+            bucket_config::configuration(client, out, bucket_config::ConfigKind::Cors, args).await
+        }
+        Command::Encryption(args) => {
+            bucket_config::configuration(client, out, bucket_config::ConfigKind::Encryption, args)
+                .await
+        }
+        Command::Tagging(args) => {
+            bucket_config::configuration(client, out, bucket_config::ConfigKind::Tagging, args)
+                .await
+        }
+        Command::PublicAccessBlock(args) => {
+            let kind = bucket_config::ConfigKind::PublicAccessBlock;
+            bucket_config::configuration(client, out, kind, args).await
+        }
+        Command::Retention(args) => object_lock::retention(client, out, args).await,
+        Command::LegalHold(args) => object_lock::legal_hold(client, out, args).await,
+        Command::Restore(args) => restore::restore(client, out, args).await,
+        Command::Acl(args) => acl::acl(client, out, args).await,
     }
 }

@@ -82,6 +82,14 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
                 "{what}: access denied ({}{id}); check the credentials (--profile, AWS_ACCESS_KEY_ID) and the bucket policy",
                 s3.code
             ),
+            "InvalidObjectState" => format!(
+                "{what}: the object is archived ({}, {}{id}); restore a copy first with \
+                 `s3w restore s3://{bucket_name}/KEY --days N` and retry once `s3w stat` shows \
+                 the restore done",
+                s3.extra("StorageClass")
+                    .unwrap_or("an archive storage class"),
+                s3.code
+            ),
             "BucketNotEmpty" => format!(
                 "{what}: bucket `{bucket_name}` is not empty ({}{id}); use `s3w rb --force`",
                 s3.code

@@ -20,6 +20,7 @@ pub struct DeleteObject {
     version_id: Option<String>,
     if_match: Option<String>,
     expected_bucket_owner: Option<String>,
+    bypass_governance_retention: bool,
 }
 
 /// What DeleteObject returns.
@@ -43,7 +44,15 @@ impl DeleteObject {
             version_id: None,
             if_match: None,
             expected_bucket_owner: None,
+            bypass_governance_retention: false,
         }
+    }
+
+    /// `x-amz-bypass-governance-retention: true`: delete a version under a governance-mode
+    /// retention (needs the `s3:BypassGovernanceRetention` permission).
+    pub fn bypass_governance_retention(mut self, bypass: bool) -> Self {
+        self.bypass_governance_retention = bypass;
+        self
     }
 
     option_setters! {
@@ -64,6 +73,10 @@ impl DeleteObject {
             .header_opt(
                 "x-amz-expected-bucket-owner",
                 self.expected_bucket_owner.as_ref(),
+            )
+            .header_opt(
+                "x-amz-bypass-governance-retention",
+                self.bypass_governance_retention.then_some("true"),
             )
     }
 }

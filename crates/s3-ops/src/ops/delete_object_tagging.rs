@@ -6,8 +6,8 @@ use http::{Method, Response};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
-use crate::ops::object_tagging::{TaggingTarget, tagging_target_setters};
 use crate::ops::put_object_tagging::ObjectTaggingOutput;
+use crate::ops::subresource::{ObjectSubresource, object_subresource_setters};
 use crate::request::{Operation, OperationRequest};
 
 /// `DELETE /{Key}?tagging`.
@@ -16,25 +16,27 @@ use crate::request::{Operation, OperationRequest};
 /// <https://docs.aws.amazon.com/AmazonS3/latest/API/API_DeleteObjectTagging.html>.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeleteObjectTagging {
-    target: TaggingTarget,
+    target: ObjectSubresource,
 }
 
 impl DeleteObjectTagging {
     /// Removes the tags of `key`.
     pub fn new(bucket: BucketName, key: ObjectKey) -> Self {
         DeleteObjectTagging {
-            target: TaggingTarget::new(bucket, key),
+            target: ObjectSubresource::new(bucket, key),
         }
     }
 
-    tagging_target_setters!();
+    object_subresource_setters!();
 }
 
 impl Operation for DeleteObjectTagging {
     type Output = ObjectTaggingOutput;
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
-        self.target.builder(endpoint, Method::DELETE).build()
+        self.target
+            .builder(endpoint, Method::DELETE, "tagging")
+            .build()
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<ObjectTaggingOutput, Error> {

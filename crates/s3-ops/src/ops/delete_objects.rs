@@ -23,6 +23,7 @@ pub struct DeleteObjects {
     objects: Vec<(ObjectKey, Option<String>)>,
     quiet: bool,
     expected_bucket_owner: Option<String>,
+    bypass_governance_retention: bool,
 }
 
 /// What DeleteObjects returns.
@@ -39,7 +40,15 @@ impl DeleteObjects {
             objects: keys.into_iter().map(|key| (key, None)).collect(),
             quiet: false,
             expected_bucket_owner: None,
+            bypass_governance_retention: false,
         }
+    }
+
+    /// `x-amz-bypass-governance-retention: true`: delete versions under a governance-mode
+    /// retention (needs the `s3:BypassGovernanceRetention` permission).
+    pub fn bypass_governance_retention(mut self, bypass: bool) -> Self {
+        self.bypass_governance_retention = bypass;
+        self
     }
 
     /// Also deletes this specific version.
@@ -84,6 +93,10 @@ impl Operation for DeleteObjects {
             .header_opt(
                 "x-amz-expected-bucket-owner",
                 self.expected_bucket_owner.as_ref(),
+            )
+            .header_opt(
+                "x-amz-bypass-governance-retention",
+                self.bypass_governance_retention.then_some("true"),
             )
             .xml_body(body)
             .build()

@@ -7,7 +7,7 @@ use s3_xml::Tagging;
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
-use crate::ops::object_tagging::{TaggingTarget, tagging_target_setters};
+use crate::ops::subresource::{ObjectSubresource, object_subresource_setters};
 use crate::request::{Operation, OperationRequest};
 use crate::response::{Head, RequestIds, decode};
 
@@ -17,7 +17,7 @@ use crate::response::{Head, RequestIds, decode};
 /// <https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObjectTagging.html>.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GetObjectTagging {
-    target: TaggingTarget,
+    target: ObjectSubresource,
 }
 
 /// What GetObjectTagging returns.
@@ -36,18 +36,20 @@ impl GetObjectTagging {
     /// Reads the tags of `key`.
     pub fn new(bucket: BucketName, key: ObjectKey) -> Self {
         GetObjectTagging {
-            target: TaggingTarget::new(bucket, key),
+            target: ObjectSubresource::new(bucket, key),
         }
     }
 
-    tagging_target_setters!();
+    object_subresource_setters!();
 }
 
 impl Operation for GetObjectTagging {
     type Output = GetObjectTaggingOutput;
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
-        self.target.builder(endpoint, Method::GET).build()
+        self.target
+            .builder(endpoint, Method::GET, "tagging")
+            .build()
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<GetObjectTaggingOutput, Error> {

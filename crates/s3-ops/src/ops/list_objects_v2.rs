@@ -76,7 +76,18 @@ impl Operation for ListObjectsV2 {
     }
 
     fn response(&self, response: Response<Bytes>) -> Result<ListObjectsV2Output, Error> {
-        decode_document(response, s3_xml::decode_list_objects_v2, "ListBucketResult")
+        let output = decode_document(response, s3_xml::decode_list_objects_v2, "ListBucketResult")?;
+        if output.result.is_truncated && output.result.next_continuation_token.is_none() {
+            // What a store that serves only ListObjects (v1) answers: it ignores
+            // `list-type=2`. Stopping here would return a listing silently cut short.
+            return Err(Error::malformed(
+                "a truncated ListObjectsV2 page has no NextContinuationToken: the store \
+                 answers as to ListObjects (version 1), ignoring list-type=2; list with \
+                 ListObjects (Client::list_objects_pages), or set list_objects_v2 to false in \
+                 its provider profile",
+            ));
+        }
+        Ok(output)
     }
 
     fn is_idempotent(&self) -> bool {

@@ -22,23 +22,57 @@ pub mod create_bucket;
 pub mod create_multipart_upload;
 pub mod create_session;
 pub mod delete_bucket;
+pub mod delete_bucket_cors;
+pub mod delete_bucket_encryption;
+pub mod delete_bucket_lifecycle;
+pub mod delete_bucket_policy;
+pub mod delete_bucket_tagging;
 pub mod delete_object;
 pub mod delete_object_tagging;
 pub mod delete_objects;
+pub mod delete_public_access_block;
+pub mod get_bucket_acl;
+pub mod get_bucket_cors;
+pub mod get_bucket_encryption;
+pub mod get_bucket_lifecycle_configuration;
 pub mod get_bucket_location;
+pub mod get_bucket_policy;
+pub mod get_bucket_tagging;
+pub mod get_bucket_versioning;
 pub mod get_object;
+pub mod get_object_acl;
+pub mod get_object_attributes;
+pub mod get_object_legal_hold;
+pub mod get_object_lock_configuration;
+pub mod get_object_retention;
 pub mod get_object_tagging;
+pub mod get_public_access_block;
 pub mod head_bucket;
 pub mod head_object;
 pub mod list_buckets;
 pub mod list_directory_buckets;
 pub mod list_multipart_uploads;
 pub mod list_object_versions;
+pub mod list_objects;
 pub mod list_objects_v2;
 pub mod list_parts;
 mod object_tagging;
+pub mod put_bucket_acl;
+pub mod put_bucket_cors;
+pub mod put_bucket_encryption;
+pub mod put_bucket_lifecycle_configuration;
+pub mod put_bucket_policy;
+pub mod put_bucket_tagging;
+pub mod put_bucket_versioning;
 pub mod put_object;
+pub mod put_object_acl;
+pub mod put_object_legal_hold;
+pub mod put_object_lock_configuration;
+pub mod put_object_retention;
 pub mod put_object_tagging;
+pub mod put_public_access_block;
+pub mod restore_object;
+mod subresource;
 pub mod upload_part;
 pub mod upload_part_copy;
 
@@ -51,22 +85,57 @@ pub use create_bucket::CreateBucket;
 pub use create_multipart_upload::CreateMultipartUpload;
 pub use create_session::{CreateSession, SessionMode};
 pub use delete_bucket::DeleteBucket;
+pub use delete_bucket_cors::DeleteBucketCors;
+pub use delete_bucket_encryption::DeleteBucketEncryption;
+pub use delete_bucket_lifecycle::DeleteBucketLifecycle;
+pub use delete_bucket_policy::DeleteBucketPolicy;
+pub use delete_bucket_tagging::DeleteBucketTagging;
 pub use delete_object::DeleteObject;
 pub use delete_object_tagging::DeleteObjectTagging;
 pub use delete_objects::DeleteObjects;
+pub use delete_public_access_block::DeletePublicAccessBlock;
+pub use get_bucket_acl::GetBucketAcl;
+pub use get_bucket_cors::GetBucketCors;
+pub use get_bucket_encryption::GetBucketEncryption;
+pub use get_bucket_lifecycle_configuration::GetBucketLifecycleConfiguration;
 pub use get_bucket_location::GetBucketLocation;
+pub use get_bucket_policy::GetBucketPolicy;
+pub use get_bucket_tagging::GetBucketTagging;
+pub use get_bucket_versioning::GetBucketVersioning;
 pub use get_object::GetObject;
+pub use get_object_acl::GetObjectAcl;
+pub use get_object_attributes::GetObjectAttributes;
+pub use get_object_attributes::ObjectAttributeKind;
+pub use get_object_legal_hold::GetObjectLegalHold;
+pub use get_object_lock_configuration::GetObjectLockConfiguration;
+pub use get_object_retention::GetObjectRetention;
 pub use get_object_tagging::GetObjectTagging;
+pub use get_public_access_block::GetPublicAccessBlock;
 pub use head_bucket::HeadBucket;
 pub use head_object::HeadObject;
 pub use list_buckets::ListBuckets;
 pub use list_directory_buckets::ListDirectoryBuckets;
 pub use list_multipart_uploads::ListMultipartUploads;
 pub use list_object_versions::ListObjectVersions;
+pub use list_objects::ListObjects;
 pub use list_objects_v2::ListObjectsV2;
 pub use list_parts::ListParts;
+pub use put_bucket_acl::PutBucketAcl;
+pub use put_bucket_cors::PutBucketCors;
+pub use put_bucket_encryption::PutBucketEncryption;
+pub use put_bucket_lifecycle_configuration::PutBucketLifecycleConfiguration;
+pub use put_bucket_policy::PutBucketPolicy;
+pub use put_bucket_tagging::PutBucketTagging;
+pub use put_bucket_versioning::PutBucketVersioning;
 pub use put_object::PutObject;
+pub use put_object_acl::AclSource;
+pub use put_object_acl::PutObjectAcl;
+pub use put_object_legal_hold::PutObjectLegalHold;
+pub use put_object_lock_configuration::PutObjectLockConfiguration;
+pub use put_object_retention::PutObjectRetention;
 pub use put_object_tagging::PutObjectTagging;
+pub use put_public_access_block::PutPublicAccessBlock;
+pub use restore_object::RestoreObject;
 pub use upload_part::UploadPart;
 pub use upload_part_copy::UploadPartCopy;
 
@@ -286,6 +355,10 @@ pub struct ObjectAttributes {
     pub(crate) encryption: Option<ServerSideEncryption>,
     pub(crate) acl: Option<CannedAcl>,
     pub(crate) expected_bucket_owner: Option<String>,
+    pub(crate) object_lock_mode: Option<s3_xml::RetentionMode>,
+    pub(crate) object_lock_retain_until: Option<SystemTime>,
+    pub(crate) object_lock_legal_hold: Option<s3_xml::LegalHoldStatus>,
+    pub(crate) grants: crate::grants::Grants,
 }
 
 impl ObjectAttributes {
@@ -325,9 +398,57 @@ impl ObjectAttributes {
         }
     }
 
+    /// Whether a retention or legal hold is asked for (S3 then requires an integrity header
+    /// on the upload: Content-MD5 or a checksum).
+    pub fn uses_object_lock(&self) -> bool {
+        self.object_lock_mode.is_some()
+            || self.object_lock_retain_until.is_some()
+            || self.object_lock_legal_hold.is_some()
+    }
+
+    /// `x-amz-object-lock-*`: a retention needs both its mode and its date. The date is sent
+    /// in whole seconds, rounded up so the retention is never shorter than asked (the AWS
+    /// SDKs send whole seconds too; moto cannot parse a fraction).
+    fn object_lock<'a>(&self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let until = self.object_lock_retain_until.map(|time| {
+            let whole = match time.duration_since(std::time::UNIX_EPOCH) {
+                Ok(since) if since.subsec_nanos() > 0 => {
+                    time + std::time::Duration::from_nanos(u64::from(
+                        1_000_000_000 - since.subsec_nanos(),
+                    ))
+                }
+                _ => time,
+            };
+            s3_xml::Timestamp::from_system_time(whole).ok_or(time)
+        });
+        let check = match (self.object_lock_mode, &until) {
+            (Some(_), Some(Ok(_))) | (None, None) => Ok(()),
+            (_, Some(Err(time))) => Err(InvalidInput::Parameter {
+                name: "x-amz-object-lock-retain-until-date",
+                reason: format!("{time:?} is outside the years 0000–9999"),
+            }
+            .into()),
+            _ => Err(InvalidInput::Parameter {
+                name: "x-amz-object-lock-mode",
+                reason: "a retention needs both a mode and a retain-until date".to_owned(),
+            }
+            .into()),
+        };
+        builder
+            .check(check)
+            .header_opt("x-amz-object-lock-mode", self.object_lock_mode)
+            .header_opt(
+                "x-amz-object-lock-retain-until-date",
+                until.and_then(Result::ok),
+            )
+            .header_opt("x-amz-object-lock-legal-hold", self.object_lock_legal_hold)
+    }
+
     pub(crate) fn apply<'a>(&'a self, builder: RequestBuilder<'a>) -> RequestBuilder<'a> {
+        let builder = self.grants.apply(true, self.object_lock(builder));
         let tags_check = object_tagging::validate_tags(
             self.tagging.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            object_tagging::MAX_OBJECT_TAGS,
         );
         let tagging = (!self.tagging.is_empty()).then(|| {
             let mut value = String::new();
@@ -440,6 +561,32 @@ macro_rules! object_attribute_setters {
         /// `x-amz-expected-bucket-owner`: fail unless the bucket belongs to this account.
         pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
             self$(.$field)?.expected_bucket_owner = Some(account_id.into());
+            self
+        }
+
+        /// An Object Lock retention (`x-amz-object-lock-mode`,
+        /// `x-amz-object-lock-retain-until-date`) in a bucket with Object Lock enabled. S3
+        /// requires Content-MD5 or a checksum on such an upload.
+        pub fn object_lock_retention(
+            mut self,
+            mode: s3_xml::RetentionMode,
+            until: std::time::SystemTime,
+        ) -> Self {
+            self$(.$field)?.object_lock_mode = Some(mode);
+            self$(.$field)?.object_lock_retain_until = Some(until);
+            self
+        }
+
+        /// An Object Lock legal hold (`x-amz-object-lock-legal-hold`).
+        pub fn object_lock_legal_hold(mut self, status: s3_xml::LegalHoldStatus) -> Self {
+            self$(.$field)?.object_lock_legal_hold = Some(status);
+            self
+        }
+
+        /// Adds an explicit ACL grant (`x-amz-grant-*`; objects take every permission but
+        /// `WRITE`).
+        pub fn grant(mut self, permission: s3_xml::Permission, grantee: s3_xml::Grantee) -> Self {
+            self$(.$field)?.grants = std::mem::take(&mut self$(.$field)?.grants).grant(permission, grantee);
             self
         }
     };

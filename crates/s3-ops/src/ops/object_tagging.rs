@@ -1,53 +1,17 @@
-//! What the three object-tagging operations share: the `?tagging` sub-resource on an
-//! object (version), and the tag-set limits S3 enforces.
+//! What the tagging operations share: the tag-set limits S3 enforces.
 
-use http::Method;
-
-use crate::endpoint::Endpoint;
 use crate::error::{Error, InvalidInput};
-use crate::names::{BucketName, ObjectKey};
-use crate::request::RequestBuilder;
 
-/// `/{Key}?tagging[&versionId=]` on an object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TaggingTarget {
-    pub(crate) bucket: BucketName,
-    pub(crate) key: ObjectKey,
-    pub(crate) version_id: Option<String>,
-    pub(crate) expected_bucket_owner: Option<String>,
-}
+/// The most tags of an object.
+pub(crate) const MAX_OBJECT_TAGS: usize = 10;
+/// The most tags of a bucket.
+pub(crate) const MAX_BUCKET_TAGS: usize = 50;
 
-impl TaggingTarget {
-    pub(crate) fn new(bucket: BucketName, key: ObjectKey) -> Self {
-        TaggingTarget {
-            bucket,
-            key,
-            version_id: None,
-            expected_bucket_owner: None,
-        }
-    }
-
-    pub(crate) fn builder<'a>(
-        &'a self,
-        endpoint: &'a Endpoint,
-        method: Method,
-    ) -> RequestBuilder<'a> {
-        RequestBuilder::new(endpoint, method)
-            .bucket(&self.bucket)
-            .key(&self.key)
-            .subresource("tagging")
-            .query_opt("versionId", self.version_id.as_ref())
-            .header_opt(
-                "x-amz-expected-bucket-owner",
-                self.expected_bucket_owner.as_ref(),
-            )
-    }
-}
-
-/// S3's object tag limits: at most 10 tags, keys 1–128 and values 0–256 characters,
-/// no duplicate keys.
+/// S3's tag limits: at most `max` tags ([`MAX_OBJECT_TAGS`], [`MAX_BUCKET_TAGS`]), keys
+/// 1–128 and values 0–256 characters, no duplicate keys.
 pub(crate) fn validate_tags<'t>(
     tags: impl ExactSizeIterator<Item = (&'t str, &'t str)>,
+    max: usize,
 ) -> Result<(), Error> {
     let invalid = |reason: String| -> Error {
         InvalidInput::Parameter {
@@ -56,9 +20,9 @@ pub(crate) fn validate_tags<'t>(
         }
         .into()
     };
-    if tags.len() > 10 {
+    if tags.len() > max {
         return Err(invalid(format!(
-            "{} tags given; S3 allows at most 10",
+            "{} tags given; S3 allows at most {max}",
             tags.len()
         )));
     }
@@ -82,22 +46,3 @@ pub(crate) fn validate_tags<'t>(
     }
     Ok(())
 }
-
-/// Generates the `version_id` / `expected_bucket_owner` setters on a type with a
-/// `target: TaggingTarget` field.
-macro_rules! tagging_target_setters {
-    () => {
-        /// Targets a specific version.
-        pub fn version_id(mut self, version_id: impl Into<String>) -> Self {
-            self.target.version_id = Some(version_id.into());
-            self
-        }
-
-        /// `x-amz-expected-bucket-owner`.
-        pub fn expected_bucket_owner(mut self, account_id: impl Into<String>) -> Self {
-            self.target.expected_bucket_owner = Some(account_id.into());
-            self
-        }
-    };
-}
-pub(crate) use tagging_target_setters;

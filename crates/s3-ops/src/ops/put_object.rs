@@ -98,8 +98,40 @@ impl PutObject {
             .bucket(&self.bucket)
             .key(&self.key)
             .header_opt("if-match", self.if_match.as_ref())
-            .header_opt("if-none-match", self.if_none_match_any.then_some("*"));
-        self.payload.apply(self.attributes.apply(builder))
+            .header_opt("if-none-match", self.if_none_match_any.then_some("*"))
+            .check(self.check_object_lock_integrity());
+        let builder = self.payload.apply(self.attributes.apply(builder));
+        // A value known in advance goes without `x-amz-sdk-checksum-algorithm` (fewer
+        // headers for presigned uploads); a locked upload names its algorithm too, which
+        // stores that check for the integrity header by that name (moto does).
+        match &self.payload.checksum {
+            crate::ops::ChecksumChoice::Precomputed(checksum)
+                if self.attributes.uses_object_lock() =>
+            {
+                builder.header("x-amz-sdk-checksum-algorithm", checksum.algorithm())
+            }
+            _ => builder,
+        }
+    }
+
+    /// S3 refuses an upload with a retention or legal hold that carries neither
+    /// Content-MD5 nor a checksum: say so before sending it.
+    fn check_object_lock_integrity(&self) -> Result<(), Error> {
+        let unprotected = matches!(
+            self.payload.checksum,
+            crate::ops::ChecksumChoice::Unchosen | crate::ops::ChecksumChoice::None
+        ) && !self.payload.content_md5;
+        if self.attributes.uses_object_lock() && unprotected {
+            return Err(crate::error::InvalidInput::Parameter {
+                name: "x-amz-object-lock-mode",
+                reason: "S3 requires Content-MD5 or an x-amz-checksum-* header on an upload \
+                         with an Object Lock retention or legal hold: choose a checksum \
+                         (checksum_algorithm) or content_md5(true)"
+                    .to_owned(),
+            }
+            .into());
+        }
+        Ok(())
     }
 }
 

@@ -7,7 +7,8 @@ use s3_xml::{Tag, Tagging};
 use crate::endpoint::Endpoint;
 use crate::error::Error;
 use crate::names::{BucketName, ObjectKey};
-use crate::ops::object_tagging::{TaggingTarget, tagging_target_setters, validate_tags};
+use crate::ops::object_tagging::{MAX_OBJECT_TAGS, validate_tags};
+use crate::ops::subresource::{ObjectSubresource, object_subresource_setters};
 use crate::request::{Operation, OperationRequest};
 use crate::response::{Head, RequestIds, decode};
 
@@ -17,7 +18,7 @@ use crate::response::{Head, RequestIds, decode};
 /// <https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutObjectTagging.html>.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PutObjectTagging {
-    target: TaggingTarget,
+    target: ObjectSubresource,
     tags: Vec<(String, String)>,
 }
 
@@ -51,19 +52,22 @@ impl PutObjectTagging {
         tags: impl IntoIterator<Item = (String, String)>,
     ) -> Self {
         PutObjectTagging {
-            target: TaggingTarget::new(bucket, key),
+            target: ObjectSubresource::new(bucket, key),
             tags: tags.into_iter().collect(),
         }
     }
 
-    tagging_target_setters!();
+    object_subresource_setters!();
 }
 
 impl Operation for PutObjectTagging {
     type Output = ObjectTaggingOutput;
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
-        validate_tags(self.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+        validate_tags(
+            self.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            MAX_OBJECT_TAGS,
+        )?;
         let tagging = Tagging::new(
             self.tags
                 .iter()
@@ -72,7 +76,7 @@ impl Operation for PutObjectTagging {
         );
         let body = crate::xml::request_body(s3_xml::encode_tagging(&tagging), "Tagging")?;
         self.target
-            .builder(endpoint, Method::PUT)
+            .builder(endpoint, Method::PUT, "tagging")
             .xml_body(body)
             .build()
     }

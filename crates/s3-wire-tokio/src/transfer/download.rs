@@ -19,6 +19,7 @@ use std::task::Poll;
 use bytes::{Bytes, BytesMut};
 use s3_multipart_plan::{DownloadOptions, DownloadOutcome, DownloadScheduler, RangeFetch};
 use s3_ops::ops::get_object::GetObject;
+use s3_ops::ops::get_object_attributes::{GetObjectAttributes, ObjectAttributeKind};
 use s3_ops::ops::head_object::{HeadObject, ObjectHead};
 use s3_ops::{
     BucketName, ByteRange, Checksum, ChecksumAlgorithm, ChecksumType, ObjectKey, SseCustomerKey,
@@ -234,6 +235,10 @@ enum Mode {
     /// `partNumber` requests, one per part of a multipart object with uniform parts: each
     /// answer carries that part's checksum.
     Parts(ChecksumAlgorithm),
+    /// `Range` requests on the part boundaries of a multipart object with uniform parts,
+    /// each checked against its part's checksum as GetObjectAttributes listed it
+    /// ([`Driver::listed`]); the first response serves part 1.
+    Listed(ChecksumAlgorithm),
 }
 
 /// The temporary file a download to a path writes into.
@@ -433,12 +438,31 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         Sink::Writer(_) => options.part_size.clamp(1, budget.capacity().max(1)),
     };
     let mut mode = Mode::Ranges;
+    let mut listed = None;
     if let Some(Announced::Composite {
         algorithm, parts, ..
     }) = &checksum
         && verify
     {
-        match uniform_part_size(&pinned, size, *parts).await {
+        // Every part's checksum in one request where the store lists them; otherwise one
+        // HEAD of part 1 for the part size, and the parts by number.
+        let by_attributes = listed_parts(&pinned, size, *parts, *algorithm)
+            .await
+            .map_err(fail)?;
+        let by_number = match by_attributes {
+            // A writer holds a whole range until its turn: a part must fit the budget.
+            Some((part_size, checksums))
+                if matches!(sink, Sink::File(_)) || part_size <= budget.capacity() =>
+            {
+                range_size = part_size;
+                mode = Mode::Listed(*algorithm);
+                listed = Some(Arc::new(checksums));
+                Ok(None)
+            }
+            Some(_) => Ok(None),
+            None => uniform_part_size(&pinned, size, *parts).await,
+        };
+        match by_number {
             // A writer holds a whole range until its turn: a part must fit the budget.
             Ok(Some(part_size))
                 if matches!(sink, Sink::File(_)) || part_size <= budget.capacity() =>
@@ -472,7 +496,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     };
     // The first response serves the first range (in range mode), read only that far; a
     // writer needs the range in memory until its turn (admitted before any of it is read).
-    let first_range = if mode == Mode::Ranges {
+    let first_range = if matches!(mode, Mode::Ranges | Mode::Listed(_)) {
         let admission = match sink {
             Sink::File(_) => first_admission,
             Sink::Writer(_) => {
@@ -496,7 +520,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         file_memory,
         // Ranges are checksummed when their values combine (CRCs) or are the parts'.
         range_algorithm: match (&checksum, mode) {
-            (_, Mode::Parts(algorithm)) => Some(algorithm),
+            (_, Mode::Parts(algorithm) | Mode::Listed(algorithm)) => Some(algorithm),
             (Some(Announced::Full(full)), _) if integrity::combinable(full.algorithm()) => {
                 Some(full.algorithm())
             }
@@ -512,6 +536,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             _ => None,
         },
         first: first_range,
+        listed,
         waits: Waits::new(&control),
         waiting: VecDeque::new(),
         range_checksums: Vec::new(),
@@ -653,6 +678,80 @@ async fn uniform_part_size(pinned: &Pinned, size: u64, parts: u32) -> Result<Opt
     Ok(uniform.then_some(first))
 }
 
+/// The part size and each part's `algorithm` checksum of a multipart object of `parts`
+/// uniform parts, from GetObjectAttributes (one request per 1,000 parts), pinned to the
+/// first response's ETag and version; `None` where the store does not answer it
+/// (local-s3: 501), lists no parts or checksums (moto), or the parts are not uniform: the
+/// caller then asks part by part.
+async fn listed_parts(
+    pinned: &Pinned,
+    size: u64,
+    parts: u32,
+    algorithm: ChecksumAlgorithm,
+) -> Result<Option<(u64, Vec<Checksum>)>, Error> {
+    let mut op = GetObjectAttributes::new(pinned.bucket.clone(), pinned.key.clone())
+        .attributes([ObjectAttributeKind::ETag, ObjectAttributeKind::ObjectParts]);
+    if let Some(version) = &pinned.version_id {
+        op = op.version_id(version.clone());
+    }
+    if let Some(key) = &pinned.sse_customer_key {
+        op = op.sse_customer_key(key.clone());
+    }
+    let mut listed = Vec::new();
+    loop {
+        let Ok(page) = pinned.client.get_object_attributes(op.clone()).await else {
+            return Ok(None);
+        };
+        // No `If-Match` here: the ETag in the answer pins it.
+        if page
+            .result
+            .etag
+            .as_ref()
+            .is_some_and(|etag| etag != &pinned.etag)
+        {
+            return Err(Error::transfer_error(TransferErrorKind::ObjectChanged));
+        }
+        let Some(object_parts) = &page.result.object_parts else {
+            return Ok(None);
+        };
+        listed.extend(object_parts.parts.iter().cloned());
+        match op.next_page(&page) {
+            Some(next) if listed.len() < parts as usize => op = next,
+            _ => break,
+        }
+    }
+    // Parts 1..=N in order, each with a size and a checksum; all but the last of one size.
+    let numbered = listed
+        .iter()
+        .enumerate()
+        .all(|(index, part)| part.part_number as usize == index + 1);
+    let sizes: Option<Vec<u64>> = listed.iter().map(|part| part.size).collect();
+    let checksums: Option<Vec<Checksum>> = listed
+        .iter()
+        .map(|part| {
+            let value = match algorithm {
+                ChecksumAlgorithm::Crc32 => part.checksums.crc32.as_deref(),
+                ChecksumAlgorithm::Crc32c => part.checksums.crc32c.as_deref(),
+                ChecksumAlgorithm::Crc64Nvme => part.checksums.crc64nvme.as_deref(),
+                ChecksumAlgorithm::Sha1 => part.checksums.sha1.as_deref(),
+                ChecksumAlgorithm::Sha256 => part.checksums.sha256.as_deref(),
+            };
+            Checksum::from_base64(algorithm, value?).ok()
+        })
+        .collect();
+    let (Some(sizes), Some(checksums)) = (sizes, checksums) else {
+        return Ok(None);
+    };
+    let first = sizes.first().copied().unwrap_or(0);
+    let uniform = numbered
+        && sizes.len() == parts as usize
+        && first > 0
+        && sizes[..sizes.len() - 1].iter().all(|&s| s == first)
+        && sizes.last().is_some_and(|&last| last > 0 && last <= first)
+        && sizes.iter().sum::<u64>() == size;
+    Ok(uniform.then_some((first, checksums)))
+}
+
 /// A 412 on a pinned request: the object is not the one the first response described.
 fn changed(error: Error) -> Error {
     if error.is_precondition_failed() {
@@ -757,7 +856,7 @@ async fn verification(
                 parts,
                 value,
             }),
-            Mode::Parts(_),
+            Mode::Parts(_) | Mode::Listed(_),
         ) => {
             // Each part matched its own checksum (checked as it arrived); the store's
             // composite value must be the checksum of exactly those.
@@ -890,6 +989,8 @@ struct Driver {
     file_memory: FileMemory,
     /// The algorithm each range is checksummed with, if any.
     range_algorithm: Option<ChecksumAlgorithm>,
+    /// [`Mode::Listed`]: each part's checksum, by range index.
+    listed: Option<Arc<Vec<Checksum>>>,
     /// The object's hash over the bytes delivered in order (a writer, a hash checksum).
     in_order: Option<s3_ops::Checksummer>,
     /// The first response, serving range 0.
@@ -1035,9 +1136,13 @@ impl Driver {
             .clone()
             .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
+        let expected = self
+            .listed
+            .as_ref()
+            .and_then(|listed| listed.get(fetch.index).cloned());
         let progress = PartProgress::new(self.control.progress.clone());
         let part = match mode {
-            Mode::Parts(_) => Some(fetch.index as u32 + 1),
+            Mode::Parts(_) | Mode::Listed(_) => Some(fetch.index as u32 + 1),
             Mode::Ranges => None,
         };
         let queued = admission.queued();
@@ -1050,7 +1155,7 @@ impl Driver {
                     fetch,
                     mode,
                     file,
-                    algorithm,
+                    (algorithm, expected),
                     admission,
                     body,
                     progress.clone(),
@@ -1128,7 +1233,7 @@ async fn fetch_range(
     fetch: RangeFetch,
     mode: Mode,
     file: Option<(Arc<std::fs::File>, usize)>,
-    algorithm: Option<ChecksumAlgorithm>,
+    (algorithm, expected): (Option<ChecksumAlgorithm>, Option<Checksum>),
     admission: Admission,
     first: Option<ObjectBody>,
     progress: Arc<PartProgress>,
@@ -1139,7 +1244,7 @@ async fn fetch_range(
         fetch,
         mode,
         file,
-        algorithm,
+        (algorithm, expected),
         admission,
         first,
         progress,
@@ -1159,7 +1264,7 @@ async fn receive_range(
     fetch: RangeFetch,
     mode: Mode,
     file: Option<(Arc<std::fs::File>, usize)>,
-    algorithm: Option<ChecksumAlgorithm>,
+    (algorithm, expected): (Option<ChecksumAlgorithm>, Option<Checksum>),
     admission: Admission,
     first: Option<ObjectBody>,
     progress: Arc<PartProgress>,
@@ -1171,11 +1276,11 @@ async fn receive_range(
     let (mut body, part_checksum) = match first {
         Some(body) => {
             *requests = body.requests();
-            (body, None)
+            (body, expected.clone())
         }
         None => {
             let request = match mode {
-                Mode::Ranges => pinned
+                Mode::Ranges | Mode::Listed(_) => pinned
                     .request(false)
                     .range(ByteRange::new(range.start, range.end - 1).map_err(Error::from)?),
                 Mode::Parts(_) => pinned.request(true).part_number(fetch.index as u32 + 1),
@@ -1192,7 +1297,7 @@ async fn receive_range(
                     range.start,
                     range.end,
                     match mode {
-                        Mode::Ranges => "by range".to_owned(),
+                        Mode::Ranges | Mode::Listed(_) => "by range".to_owned(),
                         Mode::Parts(_) => format!("as part {}", fetch.index + 1),
                     },
                     head.content_range,
@@ -1214,6 +1319,7 @@ async fn receive_range(
                         })?,
                 ),
                 Mode::Ranges => None,
+                Mode::Listed(_) => expected.clone(),
             };
             (response.body, part_checksum)
         }

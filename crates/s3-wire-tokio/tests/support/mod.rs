@@ -7,6 +7,7 @@ pub mod capture;
 pub mod connect_proxy;
 pub mod endpoint;
 pub mod fault;
+pub mod form;
 pub mod moto;
 pub mod pki;
 pub mod servers;

@@ -1,0 +1,208 @@
+//! Object Lock: the `retention` and `legal-hold` commands, and the `--object-lock-*` flags
+//! of uploads (`cp`, `put`, `sync`), named as the AWS CLI's `s3api put-object` names them.
+
+use std::time::{Duration, SystemTime};
+
+use s3_wire::Client;
+use s3_wire::ops::{
+    GetObjectLegalHold, GetObjectRetention, ObjectAttributes, PutObjectLegalHold,
+    PutObjectRetention,
+};
+use s3_wire::xml::{LegalHoldStatus, Retention, RetentionMode, Timestamp};
+use serde_json::json;
+
+use crate::location::*;
+use crate::report::*;
+
+/// The Object Lock flags of uploads.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct ObjectLockArgs {
+    /// Object Lock retention mode of the upload: GOVERNANCE or COMPLIANCE (with
+    /// --object-lock-retain-until-date; the bucket must have Object Lock enabled).
+    #[arg(long, value_parser = parse_mode, requires = "object_lock_retain_until_date")]
+    pub object_lock_mode: Option<RetentionMode>,
+    /// Until when the retention holds: an RFC 3339 time (2030-01-31T00:00:00Z).
+    #[arg(long, value_parser = parse_time, requires = "object_lock_mode")]
+    pub object_lock_retain_until_date: Option<Timestamp>,
+    /// Legal hold of the upload: ON or OFF.
+    #[arg(long, value_parser = parse_hold)]
+    pub object_lock_legal_hold_status: Option<LegalHoldStatus>,
+}
+
+impl ObjectLockArgs {
+    /// The attributes with the retention and legal hold asked for.
+    pub(crate) fn apply(&self, mut attributes: ObjectAttributes) -> Result<ObjectAttributes> {
+        if let (Some(mode), Some(until)) =
+            (self.object_lock_mode, self.object_lock_retain_until_date)
+        {
+            let until = until.to_system_time().ok_or_else(|| {
+                usage(format!(
+                    "--object-lock-retain-until-date {until}: out of range"
+                ))
+            })?;
+            attributes = attributes.object_lock_retention(mode, until);
+        }
+        if let Some(status) = self.object_lock_legal_hold_status {
+            attributes = attributes.object_lock_legal_hold(status);
+        }
+        Ok(attributes)
+    }
+}
+
+fn parse_mode(text: &str) -> Result<RetentionMode, String> {
+    RetentionMode::parse(&text.to_ascii_uppercase())
+        .ok_or_else(|| format!("unknown mode `{text}` (GOVERNANCE or COMPLIANCE)"))
+}
+
+fn parse_hold(text: &str) -> Result<LegalHoldStatus, String> {
+    LegalHoldStatus::parse(&text.to_ascii_uppercase())
+        .ok_or_else(|| format!("unknown legal hold status `{text}` (ON or OFF)"))
+}
+
+fn parse_time(text: &str) -> Result<Timestamp, String> {
+    text.parse().map_err(|e| format!("`{text}`: {e}"))
+}
+
+/// `retention`: show an object version's retention, or set it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RetentionArgs {
+    /// s3://bucket/key
+    pub path: String,
+    /// The mode to set: GOVERNANCE or COMPLIANCE (with --until or --days).
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<RetentionMode>,
+    /// Retain until this RFC 3339 time.
+    #[arg(long, value_parser = parse_time, conflicts_with = "days")]
+    pub until: Option<Timestamp>,
+    /// Retain for this many days from now.
+    #[arg(long)]
+    pub days: Option<u64>,
+    /// Remove a governance retention (with --bypass-governance-retention).
+    #[arg(long, conflicts_with_all = ["mode", "until", "days"])]
+    pub clear: bool,
+    /// Shorten or remove a governance retention (needs s3:BypassGovernanceRetention).
+    #[arg(long)]
+    pub bypass_governance_retention: bool,
+    /// The version to act on (default: the current one).
+    #[arg(long)]
+    pub version_id: Option<String>,
+}
+
+/// `legal-hold`: show an object version's legal hold, or put it on or off.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LegalHoldArgs {
+    /// s3://bucket/key
+    pub path: String,
+    /// Put the legal hold on.
+    #[arg(long, conflicts_with = "off")]
+    pub on: bool,
+    /// Lift the legal hold.
+    #[arg(long)]
+    pub off: bool,
+    /// The version to act on (default: the current one).
+    #[arg(long)]
+    pub version_id: Option<String>,
+}
+
+pub(crate) async fn retention(client: &Client, out: &Out, args: &RetentionArgs) -> Result<()> {
+    let (bn, kn, b, k) = object_key(&args.path)?;
+    let target = format!("s3://{b}/{k}");
+    let until = match (args.until, args.days) {
+        (Some(until), _) => Some(until),
+        (None, Some(days)) => {
+            let at = SystemTime::now() + Duration::from_secs(days.saturating_mul(86_400));
+            Some(
+                Timestamp::from_system_time(at)
+                    .ok_or_else(|| usage(format!("--days {days}: out of range")))?,
+            )
+        }
+        (None, None) => None,
+    };
+    let retention = match (args.mode, until, args.clear) {
+        (Some(mode), Some(until), _) => Some(Retention::new(mode, until)),
+        (None, None, true) => Some(Retention::default()),
+        (None, None, false) => None,
+        _ => return Err(usage("a retention needs --mode and --until (or --days)")),
+    };
+    let Some(retention) = retention else {
+        let mut get = GetObjectRetention::new(bn, kn);
+        if let Some(version) = &args.version_id {
+            get = get.version_id(version.clone());
+        }
+        let got = client
+            .get_object_retention(get)
+            .await
+            .map_err(|e| failure_of(&format!("read the retention of {target}"), &b, &e))?
+            .result;
+        let mode = got.mode.map(RetentionMode::as_str);
+        let until = got.retain_until_date.map(|t| t.to_string());
+        out.line(
+            format!(
+                "{}\t{}",
+                mode.unwrap_or("none"),
+                until.as_deref().unwrap_or("-")
+            ),
+            json!({"bucket": b, "key": k, "mode": mode, "retain_until_date": until}),
+        );
+        return Ok(());
+    };
+    let mut put = PutObjectRetention::new(bn, kn, retention.clone())
+        .bypass_governance_retention(args.bypass_governance_retention);
+    if let Some(version) = &args.version_id {
+        put = put.version_id(version.clone());
+    }
+    client
+        .put_object_retention(put)
+        .await
+        .map_err(|e| failure_of(&format!("set the retention of {target}"), &b, &e))?;
+    let mode = retention.mode.map(RetentionMode::as_str);
+    let until = retention.retain_until_date.map(|t| t.to_string());
+    out.line(
+        format!(
+            "retention: {} until {} ({target})",
+            mode.unwrap_or("none"),
+            until.as_deref().unwrap_or("-")
+        ),
+        json!({"bucket": b, "key": k, "mode": mode, "retain_until_date": until, "result": "set"}),
+    );
+    Ok(())
+}
+
+pub(crate) async fn legal_hold(client: &Client, out: &Out, args: &LegalHoldArgs) -> Result<()> {
+    let (bn, kn, b, k) = object_key(&args.path)?;
+    let target = format!("s3://{b}/{k}");
+    let status = match (args.on, args.off) {
+        (true, _) => Some(LegalHoldStatus::On),
+        (_, true) => Some(LegalHoldStatus::Off),
+        _ => None,
+    };
+    let Some(status) = status else {
+        let mut get = GetObjectLegalHold::new(bn, kn);
+        if let Some(version) = &args.version_id {
+            get = get.version_id(version.clone());
+        }
+        let got = client
+            .get_object_legal_hold(get)
+            .await
+            .map_err(|e| failure_of(&format!("read the legal hold of {target}"), &b, &e))?
+            .result;
+        out.line(
+            got.status.as_str(),
+            json!({"bucket": b, "key": k, "legal_hold": got.status.as_str()}),
+        );
+        return Ok(());
+    };
+    let mut put = PutObjectLegalHold::new(bn, kn, status);
+    if let Some(version) = &args.version_id {
+        put = put.version_id(version.clone());
+    }
+    client
+        .put_object_legal_hold(put)
+        .await
+        .map_err(|e| failure_of(&format!("set the legal hold of {target}"), &b, &e))?;
+    out.line(
+        format!("legal hold: {status} ({target})"),
+        json!({"bucket": b, "key": k, "legal_hold": status.as_str(), "result": "set"}),
+    );
+    Ok(())
+}
