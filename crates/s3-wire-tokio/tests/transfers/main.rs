@@ -6,6 +6,7 @@
 //! - `local_s3.rs`: transfers against `tools/local-s3` (s3s-fs) at the part boundaries;
 //! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
+//! - `directory.rs`: directory transfers (2,000 files through faults, sync, policies);
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage.
 
 #[path = "../support/mod.rs"]
@@ -14,6 +15,7 @@ mod support;
 mod fault_store;
 mod helpers;
 
+mod directory;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;
