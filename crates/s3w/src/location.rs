@@ -72,10 +72,3 @@ pub(crate) fn object_key(text: &str) -> Result<(BucketName, ObjectKey, String, S
     }
     Ok((bucket_name(&b)?, key_name(&k)?, b, k))
 }
-
-pub(crate) fn show(location: &Location) -> String {
-    match location {
-        Location::Local(p) => p.display().to_string(),
-        Location::S3 { bucket: b, key: k } => format!("s3://{b}/{k}"),
-    }
-}

@@ -120,11 +120,12 @@ pub(crate) struct Out {
     pub(crate) json: bool,
     pub(crate) quiet: bool,
     pub(crate) failed: Arc<AtomicBool>,
-    /// Live progress bars on stderr (a terminal, and neither --no-progress, --quiet nor --json).
+    /// Live progress on stderr (a terminal, and neither --no-progress, --quiet nor --json).
     pub(crate) bars: Option<indicatif::MultiProgress>,
 }
 
 impl Out {
+    /// A result line, or its JSON object (which carries a `type`).
     pub(crate) fn line(&self, text: impl AsRef<str>, value: Value) {
         if self.json {
             println!("{value}");
@@ -136,32 +137,47 @@ impl Out {
         }
     }
 
-    /// A bar for one transfer, driven by the library's progress listener.
-    pub(crate) fn transfer_bar(&self, label: &str) -> Option<indicatif::ProgressBar> {
-        let bars = self.bars.as_ref()?;
-        let bar = bars.add(indicatif::ProgressBar::new(0));
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:30!} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_message(label.to_owned());
-        Some(bar)
+    /// A progress display for this command, on a terminal.
+    pub(crate) fn meter(&self, single: Option<String>) -> Option<Arc<crate::progress::Meter>> {
+        Some(Arc::new(crate::progress::Meter::new(
+            self.bars.as_ref()?,
+            single,
+        )))
     }
 
+    /// A failure: one line on stderr, and with --json an object of `type` `error` on stdout
+    /// (with the fields of `value`, the S3 error code and the request id).
     pub(crate) fn error(&self, failure: impl Into<Failure>, value: Value) {
         let failure = failure.into();
         self.failed.store(true, Ordering::SeqCst);
         if self.json {
-            let mut value = value;
-            value["error"] = json!(failure.message);
-            value["code"] = json!(failure.code);
-            value["request_id"] = json!(failure.request_id);
-            println!("{value}");
+            println!("{}", error_value(&failure, value));
         }
-        eprintln!("s3w: {}", failure.message);
+        match &self.bars {
+            Some(bars) => bars.suspend(|| eprintln!("s3w: {}", failure.message)),
+            None => eprintln!("s3w: {}", failure.message),
+        }
     }
+}
+
+/// The JSON object of a failure.
+pub(crate) fn error_value(failure: &Failure, value: Value) -> Value {
+    let mut value = if value.is_object() { value } else { json!({}) };
+    value["type"] = json!("error");
+    value["error"] = json!(failure.message);
+    value["code"] = json!(failure.code);
+    value["request_id"] = json!(failure.request_id);
+    value
+}
+
+/// A time as `2026-12-01T10:00:00Z`: UTC, whole seconds, fixed width.
+pub(crate) fn timestamp(time: Option<std::time::SystemTime>) -> String {
+    time.and_then(s3_wire::xml::Timestamp::from_system_time)
+        .map(|t| {
+            let text = t.to_string();
+            format!("{}Z", text.get(..19).unwrap_or(&text))
+        })
+        .unwrap_or_else(|| "-".repeat(20))
 }
 
 pub(crate) fn human(size: u64) -> String {

@@ -221,6 +221,8 @@ pub struct ObjectOutcome {
     pub destination: Option<Place>,
     /// The entry's size in bytes (as transferred, when it was).
     pub size: u64,
+    /// How long its comparison and transfer (or deletion) took.
+    pub elapsed: Duration,
     /// Whether it worked.
     pub result: Result<Completed, Error>,
 }
@@ -352,6 +354,7 @@ pub enum FailurePolicy {
 type EntryFn<T> = Arc<dyn Fn(&DirectoryEntry) -> T + Send + Sync>;
 type ProgressFn = Arc<dyn Fn(DirectoryProgress) + Send + Sync>;
 type OutcomeFn = Arc<dyn Fn(&ObjectOutcome) + Send + Sync>;
+type ObjectProgressFn = Arc<dyn Fn(&str, Progress) + Send + Sync>;
 
 /// A directory transfer to be started; made by [`Client::upload_directory`],
 /// [`Client::download_directory`] or [`Client::copy_directory`].
@@ -374,6 +377,7 @@ pub struct DirectoryBuilder {
     failure_policy: FailurePolicy,
     sse_customer_key: Option<s3_ops::SseCustomerKey>,
     listener: Option<ProgressFn>,
+    object_listener: Option<ObjectProgressFn>,
     on_object: Option<OutcomeFn>,
 }
 
@@ -477,6 +481,7 @@ impl Client {
             failure_policy: FailurePolicy::Continue,
             sse_customer_key: None,
             listener: None,
+            object_listener: None,
             on_object: None,
         }
     }
@@ -612,6 +617,16 @@ impl DirectoryBuilder {
         self
     }
 
+    /// Calls `listener` with each object transfer's own [`Progress`] and its relative path
+    /// (to show a bar per large object, say), in order per object.
+    pub fn on_object_progress(
+        mut self,
+        listener: impl Fn(&str, Progress) + Send + Sync + 'static,
+    ) -> Self {
+        self.object_listener = Some(Arc::new(listener));
+        self
+    }
+
     /// Calls `report` with each entry's outcome as it finishes: transferred, skipped,
     /// deleted or failed.
     pub fn on_object(mut self, report: impl Fn(&ObjectOutcome) + Send + Sync + 'static) -> Self {
@@ -731,14 +746,21 @@ struct Share {
     /// The entry's size as counted in `bytes_found`.
     counted: u64,
     last: Mutex<Progress>,
+    /// The entry's relative path and the per-object listener.
+    listener: Option<(String, ObjectProgressFn)>,
 }
 
 impl Share {
-    fn new(aggregate: Arc<Aggregate>, counted: u64) -> Arc<Self> {
+    fn new(
+        aggregate: Arc<Aggregate>,
+        counted: u64,
+        listener: Option<(String, ObjectProgressFn)>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             aggregate,
             counted,
             last: Mutex::new(Progress::default()),
+            listener,
         })
     }
 
@@ -757,6 +779,9 @@ impl Share {
             let size_now = now.total.unwrap_or(size_before);
             p.bytes_found = (p.bytes_found + size_now).saturating_sub(size_before);
         });
+        if let Some((relative, listener)) = &self.listener {
+            listener(relative, now);
+        }
     }
 
     /// The transfer ended: its bytes leave `in_flight`, and a failed one's uncommitted
@@ -803,9 +828,11 @@ impl Found {
 /// A walk running in its own task (or thread): entries in key order, an error ends it.
 type Walk = mpsc::Receiver<Result<Found, Error>>;
 
-fn walk(client: &Client, side: &Side, follow_symlinks: bool) -> Walk {
+/// Walks one side; `destination`: a directory that does not exist yet holds nothing.
+fn walk(client: &Client, side: &Side, follow_symlinks: bool, destination: bool) -> Walk {
     let (sender, receiver) = mpsc::channel(WALK_AHEAD);
     match side {
+        Side::Local(root) if destination && !root.exists() => {}
         Side::Local(root) => {
             let mut walker = LocalWalk::new(root.clone(), follow_symlinks);
             tokio::task::spawn_blocking(move || {
@@ -1071,9 +1098,11 @@ fn plan(
     counted_ahead: bool,
 ) -> mpsc::Receiver<Result<Planned, Error>> {
     let (sender, receiver) = mpsc::channel(1);
-    let mut source = walk(client, &builder.source, builder.follow_symlinks);
+    let mut source = walk(client, &builder.source, builder.follow_symlinks, false);
     let merging = builder.compare != Compare::Always || builder.delete_extraneous;
-    let mut destination = merging.then(|| walk(client, &builder.destination, true));
+    // The destination's links are not followed: a link is compared as what it is, and a
+    // missing destination directory is empty.
+    let mut destination = merging.then(|| walk(client, &builder.destination, false, true));
     let filter = builder.filter.clone();
     let delete = builder.delete_extraneous;
     let (source_side, destination_side) = (builder.source.clone(), builder.destination.clone());
@@ -1283,6 +1312,7 @@ fn refused_outcome(
         action,
         source: Some(from),
         size: 0,
+        elapsed: Duration::ZERO,
         result,
     }
 }
@@ -1305,6 +1335,7 @@ struct Shared {
     dry_run: bool,
     sse_customer_key: Option<s3_ops::SseCustomerKey>,
     aggregate: Arc<Aggregate>,
+    object_listener: Option<ObjectProgressFn>,
     /// Becomes true when the running transfers must be cancelled.
     halt: watch::Receiver<bool>,
 }
@@ -1359,6 +1390,7 @@ async fn run(
         dry_run: builder.dry_run,
         sse_customer_key: builder.sse_customer_key.clone(),
         aggregate: aggregate.clone(),
+        object_listener: builder.object_listener.clone(),
         halt,
     });
     let report = |outcome: &ObjectOutcome| {
@@ -1485,15 +1517,24 @@ async fn transfer(
     source: DirectoryEntry,
     existing: Option<DirectoryEntry>,
 ) -> ObjectOutcome {
+    let started = std::time::Instant::now();
     let mut outcome = ObjectOutcome {
         relative: source.relative.clone(),
         action: action(&shared.source, &shared.destination),
         source: place(&shared.source, &source.relative),
         destination: place(&shared.destination, &source.relative),
         size: source.size,
+        elapsed: Duration::ZERO,
         result: Ok(Completed::default()),
     };
-    let share = Share::new(shared.aggregate.clone(), source.size);
+    let share = Share::new(
+        shared.aggregate.clone(),
+        source.size,
+        shared
+            .object_listener
+            .clone()
+            .map(|listener| (source.relative.clone(), listener)),
+    );
     match transfer_entry(&shared, &source, existing.as_ref(), &share).await {
         Ok(Done::Skipped(reason)) => {
             shared.aggregate.update(|p| {
@@ -1513,6 +1554,7 @@ async fn transfer(
             outcome.result = Err(error);
         }
     }
+    outcome.elapsed = started.elapsed();
     outcome
 }
 
@@ -1660,6 +1702,7 @@ async fn remove(client: &Client, spot: &Spot) -> Result<(), Error> {
 
 /// A destination entry the source lacks: deleted (or, in a dry run, reported).
 async fn delete(shared: Arc<Shared>, entry: DirectoryEntry) -> ObjectOutcome {
+    let started = std::time::Instant::now();
     let result = match Spot::of(&shared.destination, &entry.relative) {
         Err(error) => Err(error),
         Ok(_) if shared.dry_run => Ok(Completed {
@@ -1680,6 +1723,7 @@ async fn delete(shared: Arc<Shared>, entry: DirectoryEntry) -> ObjectOutcome {
         action: Action::Delete,
         source: None,
         size: entry.size,
+        elapsed: started.elapsed(),
         result,
     }
 }
