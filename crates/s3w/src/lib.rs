@@ -182,10 +182,10 @@ async fn run(cli: Cli, filters: Vec<(bool, String)>) -> i32 {
                 println!("{}", error_value(&failure, json!({})));
             }
             eprintln!("s3w: {failure}");
-            if failure.message.starts_with(USAGE) {
-                2
-            } else {
-                1
+            match failure.exit_code {
+                Some(code) => code,
+                None if failure.message.starts_with(USAGE) => 2,
+                None => 1,
             }
         }
         Ok(()) if out.failed.load(Ordering::SeqCst) => 1,
@@ -198,16 +198,30 @@ fn local_work(cli: &Cli) -> Option<Result<()>> {
     let mut command = Cli::command();
     match &cli.command {
         Command::Completions { shell } => {
-            clap_complete::generate(*shell, &mut command, "s3w", &mut std::io::stdout());
-            Some(Ok(()))
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut command, "s3w", &mut script);
+            Some(write_stdout(&script, "the completion script"))
         }
-        Command::Man => Some(
-            clap_mangen::Man::new(command)
-                .render(&mut std::io::stdout())
-                .map_err(|e| Failure::new(format!("write the man page: {e}"))),
-        ),
+        Command::Man => {
+            let mut page = Vec::new();
+            Some(
+                clap_mangen::Man::new(command)
+                    .render(&mut page)
+                    .map_err(|e| Failure::new(format!("render the man page: {e}")))
+                    .and_then(|()| write_stdout(&page, "the man page")),
+            )
+        }
         _ => None,
     }
+}
+
+fn write_stdout(bytes: &[u8], what: &str) -> Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::new(format!("write {what}: {e}")))
 }
 
 /// A local source that does not exist is a usage error (exit 2) before anything is sent.
@@ -218,10 +232,12 @@ fn check_local_paths(cli: &Cli) -> Result<()> {
         _ => return Ok(()),
     };
     match Location::parse(source) {
-        Location::Local(path) if path.as_os_str() != "-" && !path.exists() => Err(usage(format!(
-            "{}: No such file or directory",
-            path.display()
-        ))),
+        Location::Local(path) if path.as_os_str() != "-" && !path.exists() => {
+            let mut failure =
+                Failure::new(format!("{}: No such file or directory", path.display()));
+            failure.exit_code = Some(2);
+            Err(failure)
+        }
         _ => Ok(()),
     }
 }

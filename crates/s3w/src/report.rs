@@ -17,6 +17,8 @@ pub(crate) struct Failure {
     pub code: Option<String>,
     /// The request id of the failed request.
     pub request_id: Option<String>,
+    /// The exit status, if not the usual (1; 2 for usage errors).
+    pub exit_code: Option<i32>,
 }
 
 impl Failure {
@@ -26,6 +28,7 @@ impl Failure {
             message: message.into(),
             code: None,
             request_id: None,
+            exit_code: None,
         }
     }
 }
@@ -43,6 +46,7 @@ pub(crate) fn failure_of(what: &str, bucket_name: &str, error: &Error) -> Failur
         message: describe(what, bucket_name, error),
         code: s3.map(|s| s.code.clone()),
         request_id: s3.and_then(|s| s.request_id.clone()),
+        exit_code: None,
     }
 }
 
