@@ -280,7 +280,10 @@ fn measure(
                     Ok((wall, rss_kib, stdout)) => {
                         record["wall_s"] = json!(wall);
                         record["max_rss_kib"] = json!(rss_kib);
-                        if let Err(why) = check(workload, sizes, &stdout, &down) {
+                        let count = |prefix: &str| objects(&s3w, &env, prefix);
+                        if let Err(why) =
+                            check(workload, sizes, &stdout, &down, &count, &peer.name, rep)
+                        {
                             record["check_failed"] = json!(why);
                         }
                     }
@@ -334,11 +337,49 @@ fn timed(peer: &Peer, args: &[String]) -> Result<(f64, u64, String), String> {
     ))
 }
 
-/// Whether a run did its job: the bytes and files downloaded, the keys listed. (Writes
-/// and deletions are checked by the next steps: a missing object fails them.)
-fn check(workload: &str, sizes: Sizes, stdout: &str, down: &Path) -> Result<(), String> {
+/// How many objects s3w lists under `s3://perf/<prefix>`.
+fn objects(s3w: &Path, env: &[(String, String)], prefix: &str) -> usize {
+    Command::new(s3w)
+        .args([
+            "--json",
+            "ls",
+            "--recursive",
+            &format!("s3://perf/{prefix}"),
+        ])
+        .env_clear()
+        .envs(env.iter().cloned())
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter(|l| l.contains("\"type\":\"object\""))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Whether a run did its job: the objects written (counted by s3w), the bytes and files
+/// downloaded, the keys listed, the keys deleted.
+fn check(
+    workload: &str,
+    sizes: Sizes,
+    stdout: &str,
+    down: &Path,
+    count: &dyn Fn(&str) -> usize,
+    client: &str,
+    rep: usize,
+) -> Result<(), String> {
     let files = || std::fs::read_dir(down).map(|d| d.count()).unwrap_or(0);
+    let expect = |prefix: String, want: usize| {
+        let found = count(&prefix);
+        (found == want)
+            .then_some(())
+            .ok_or(format!("{found} objects under {prefix}, expected {want}"))
+    };
     match workload {
+        "big-up" => expect(format!("big/{client}"), 1),
+        "small-up" => expect(format!("small/{client}-{rep}/"), sizes.small_count),
+        "rm-r" => expect(format!("rm/{client}-{rep}/"), 0),
         "big-down" => {
             let len = std::fs::metadata(down.join("big.bin"))
                 .map(|m| m.len())
@@ -447,8 +488,10 @@ fn peer(
             .map_err(|e| e.to_string())?;
             let v = version(&program, "version");
             // One retry: local-s3 answers HEAD of a "directory" key with 500, which rclone
-            // otherwise retries for a minute before it lists.
+            // otherwise retries for a minute before it lists. `--ignore-times`: every run
+            // transfers (rclone skips files the destination already has, as a sync).
             let base = vec![
+                "--ignore-times".into(),
                 "--config".into(),
                 config.display().to_string(),
                 "--retries".into(),
