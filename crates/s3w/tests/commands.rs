@@ -54,6 +54,11 @@ fn dash_is_stdin_and_stdout_for_a_100_mib_stream() {
         String::from_utf8_lossy(&down.stderr)
     );
     assert!(down.stdout == data, "stdout is not the object");
+    let cat = env.run(&["cat", "s3://dash-b/stream.bin"]);
+    assert!(
+        cat.status.success() && cat.stdout == data,
+        "cat is not the object"
+    );
     // `-` never names a file.
     assert!(!std::path::Path::new("-").exists());
 }
@@ -342,6 +347,7 @@ fn json_lines_of_every_command_parse_and_carry_a_type_failures_included() {
         ),
         (vec!["du", "s3://js-b/r"], "summary", true),
         (vec!["stat", "s3://js-b/a.txt"], "head", true),
+        (vec!["put", "s3://js-b/empty-stdin"], "result", true),
         (vec!["presign", "s3://js-b/a.txt"], "url", true),
         (
             vec!["mv", "s3://js-b/a.txt", "s3://js-b/b.txt"],

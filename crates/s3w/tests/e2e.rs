@@ -1,8 +1,6 @@
 //! End-to-end tests: the built `s3w` binary against an in-process local-s3 server.
 
-use std::process::{Command, Stdio};
-
-use std::io::Write;
+use std::process::Command;
 
 mod support;
 
@@ -173,44 +171,6 @@ fn json_lines_parse_and_carry_key_size_etag() {
     assert_eq!(entry["key"], "one.txt");
     assert_eq!(entry["size"], 5);
     assert!(entry.as_object().unwrap().contains_key("etag"), "{entry}");
-}
-
-#[test]
-fn put_from_stdin_and_cat_to_stdout_stream_100_mib() {
-    let env = Env::new();
-    env.ok(&["mb", "s3://big"]);
-    let size = 100usize << 20;
-    let mut data = vec![0u8; size];
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    for chunk in data.chunks_mut(8) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
-    }
-    let mut child = env
-        .cmd(&["--json", "put", "s3://big/stream.bin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = {
-        let data = data.clone();
-        std::thread::spawn(move || stdin.write_all(&data).unwrap())
-    };
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let put: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(put["size"].as_u64(), Some(size as u64));
-    let cat = env.run(&["cat", "s3://big/stream.bin"]);
-    assert!(cat.status.success());
-    assert!(cat.stdout == data, "the streamed object differs");
 }
 
 #[test]

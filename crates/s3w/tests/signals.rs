@@ -31,6 +31,17 @@ fn s3w(endpoint: &str, home: &Path, args: &[&str]) -> Command {
     command
 }
 
+/// Runs s3w to success and returns its stdout.
+fn ok(endpoint: &str, home: &Path, args: &[&str]) -> Vec<u8> {
+    let out = s3w(endpoint, home, args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "s3w {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 fn moto_env(endpoint: &str, home: &Path) -> Vec<(String, String)> {
     let home = home.display().to_string();
     [
@@ -106,14 +117,7 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
     let bytes: Vec<u8> = (0..PART * PARTS).map(|i| (i % 251) as u8).collect();
     write(&file, &bytes);
     let file = file.to_str().unwrap();
-    let made = s3w(&proxy.endpoint, home.path(), &["mb", "s3://sig-b"])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    ok(&proxy.endpoint, home.path(), &["mb", "s3://sig-b"]);
     let tuning = ["--part-size", "5M", "--part-concurrency", "2"];
     let parts_stored = || proxy.count(&["PUT", "partNumber="], 200);
 
@@ -133,22 +137,18 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
         "no abort: {:?}",
         proxy.seen
     );
-    let open = s3w(
-        &moto.endpoint(),
-        home.path(),
-        &["--json", "uploads", "s3://sig-b/"],
-    )
-    .output()
-    .unwrap();
+    let uploads = || {
+        ok(
+            &moto.endpoint(),
+            home.path(),
+            &["--json", "uploads", "s3://sig-b/"],
+        )
+    };
+    let open = uploads();
     assert!(
-        open.status.success(),
-        "{}",
-        String::from_utf8_lossy(&open.stderr)
-    );
-    assert!(
-        open.stdout.is_empty(),
+        open.is_empty(),
         "uploads left open: {}",
-        String::from_utf8_lossy(&open.stdout)
+        String::from_utf8_lossy(&open)
     );
 
     // By default the upload is kept, with its journal, and a second run resumes it.
@@ -162,20 +162,13 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
     // The parts in flight when s3w quit still reach moto (the proxy forwards what it read).
     std::thread::sleep(Duration::from_secs(1));
     let stored_first = parts_stored() - before;
-    let open = s3w(
-        &moto.endpoint(),
-        home.path(),
-        &["--json", "uploads", "s3://sig-b/"],
-    )
-    .output()
-    .unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&open.stdout).lines().count(),
+        String::from_utf8_lossy(&uploads()).lines().count(),
         1,
         "the upload is kept"
     );
     let before = parts_stored();
-    let again = s3w(
+    let again = ok(
         &proxy.endpoint,
         home.path(),
         &[
@@ -183,15 +176,8 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
             &["--json", "cp", file, "s3://sig-b/resumed.bin"],
         ]
         .concat(),
-    )
-    .output()
-    .unwrap();
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
     );
-    let result: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let result: serde_json::Value = serde_json::from_slice(&again).unwrap();
     let sent = parts_stored() - before;
     // Parts moto stored after s3w quit are not in the journal: those are sent again.
     let resumed = result["resumed_parts"].as_u64().unwrap();
@@ -203,17 +189,10 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
     );
     assert!(sent < PARTS, "everything was sent again");
     let back = dir.path().join("back.bin");
-    let get = s3w(
+    ok(
         &moto.endpoint(),
         home.path(),
         &["cp", "s3://sig-b/resumed.bin", back.to_str().unwrap()],
-    )
-    .output()
-    .unwrap();
-    assert!(
-        get.status.success(),
-        "{}",
-        String::from_utf8_lossy(&get.stderr)
     );
     assert!(
         std::fs::read(&back).unwrap() == bytes,

@@ -51,23 +51,6 @@ fn client(store: &FaultStore, attempts: u32) -> Client {
         .unwrap()
 }
 
-fn faults(seed: u64, probability: f64) -> FaultPlan {
-    let mut plan = FaultPlan::new(seed, probability);
-    for (kind, weight) in [
-        (FaultKind::SlowDown, 4),
-        (FaultKind::InternalError, 3),
-        (FaultKind::ResetBeforeApply, 3),
-        (FaultKind::ResetAfterApply, 3),
-        (FaultKind::TruncatedResponse, 3),
-        (FaultKind::StalledResponse, 1),
-        (FaultKind::StalledRequest, 1),
-        (FaultKind::ErrorIn200, 3),
-    ] {
-        plan = plan.kind(kind, weight);
-    }
-    plan
-}
-
 /// Writes the tree: `small` files of 0 to 3 KiB spread over nested directories, and the
 /// `large` sizes; returns relative path → bytes.
 fn tree(root: &Path, small: usize, large: &[u64]) -> BTreeMap<String, Vec<u8>> {
@@ -164,7 +147,7 @@ impl Seen {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_thousand_files_and_three_large_ones_go_up_and_down_through_faults_byte_exact() {
     let store = FaultStore::start_with_min_part_size(PART);
-    store.set_faults(faults(0xD1EC_7087, 0.1));
+    store.set_faults(crate::faults::faulty_plan(0xD1EC_7087, 0.1));
     let client = client(&store, 6);
     let source = tempfile::tempdir().unwrap();
     let files = tree(
