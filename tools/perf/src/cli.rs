@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! cargo run --release -p perf -- cli [--reps 3] [--clients s3w,rclone,aws] [--tiny]
-//!     [--out DIR] [--name NAME]
+//!     [--workloads big-up,big-down,small-up,small-down,ls-r,rm-r] [--out DIR] [--name NAME]
 //! ```
 //!
 //! Peers come from the registries: rclone from Debian (`apt-get install rclone`, tried once
@@ -101,11 +101,13 @@ impl Peer {
             ],
             _ => unreachable!("known workloads"),
         };
-        // A listing is the output: not quieted.
+        // A listing is the output: not quieted (and `aws s3 ls` takes no such option).
         let mut args: Vec<String> = self
             .base
             .iter()
-            .filter(|a| !(workload == "ls-r" && a.as_str() == "--quiet"))
+            .filter(|a| {
+                !(workload == "ls-r" && ["--quiet", "--only-show-errors"].contains(&a.as_str()))
+            })
             .cloned()
             .collect();
         if me == "aws" {
@@ -126,7 +128,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .ok_or_else(|| format!("unexpected argument {flag}"))?;
         let value = match name {
             "tiny" => "1".to_owned(),
-            "reps" | "clients" | "out" | "name" => iter
+            "reps" | "clients" | "workloads" | "out" | "name" => iter
                 .next()
                 .ok_or_else(|| format!("{flag} needs a value"))?
                 .clone(),
@@ -149,6 +151,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .split(',')
         .map(str::to_owned)
         .collect();
+    let workloads: Vec<&str> = match flags.get("workloads") {
+        Some(list) => list
+            .split(',')
+            .map(|w| {
+                WORKLOADS
+                    .iter()
+                    .copied()
+                    .find(|k| *k == w)
+                    .ok_or(format!("unknown workload {w}"))
+            })
+            .collect::<Result<_, _>>()?,
+        None => WORKLOADS.to_vec(),
+    };
     let out = PathBuf::from(flags.get("out").map_or("measurements", String::as_str));
     let name = flags
         .get("name")
@@ -161,7 +176,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let scratch = PathBuf::from("/dev/shm").join(format!("s3w-perf-cli-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let load_before = machine::load();
-    let result = measure(&scratch, sizes, reps, &wanted);
+    let result = measure(&scratch, sizes, reps, &wanted, &workloads);
     let _ = std::fs::remove_dir_all(&scratch);
     let (records, versions, skipped) = result?;
     let meta = json!({
@@ -192,6 +207,7 @@ fn measure(
     sizes: Sizes,
     reps: usize,
     wanted: &[String],
+    workloads: &[&str],
 ) -> Result<Measured, String> {
     let server = servers::start("local-s3", scratch)?;
     let env = vec![
@@ -261,7 +277,7 @@ fn measure(
     setup(&["cp", "-r", &path("small"), "s3://perf/small/source/"])?;
     setup(&["cp", "-r", &path("list"), "s3://perf/list/"])?;
     let mut records = Vec::new();
-    for workload in WORKLOADS {
+    for &workload in workloads {
         for rep in 0..reps {
             for peer in &peers {
                 if workload == "rm-r" {
