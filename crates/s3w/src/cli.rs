@@ -67,7 +67,7 @@ pub(crate) struct Tuning {
     /// Part size of multipart uploads and copies, in bytes (suffixes K, M, G: binary).
     #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
     pub part_size: Option<u64>,
-    /// Bytes per ranged GET of downloads (default 16M; suffixes K, M, G).
+    /// Bytes per ranged GET of downloads (default 64M; suffixes K, M, G).
     #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
     pub range_size: Option<u64>,
     /// Memory the transfers may hold at once, in bytes (suffixes K, M, G).
