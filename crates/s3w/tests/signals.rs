@@ -208,7 +208,7 @@ fn ctrl_c_during_a_download_leaves_no_partial_file() {
     let file = dir.path().join("big.bin");
     write(&file, &vec![9u8; 24 << 20]);
     env.ok(&["cp", file.to_str().unwrap(), "s3://dl-b/big.bin"]);
-    let proxy = Proxy::start(&env.server.endpoint(), |line| {
+    let proxy = Proxy::start(env.server.endpoint(), |line| {
         if line.starts_with("GET /dl-b/big.bin") {
             Verdict::Delay(Duration::from_millis(400))
         } else {

@@ -245,7 +245,7 @@ fn measure(
         .iter()
         .find(|p| p.name == "s3w")
         .map(|p| p.program.clone())
-        .map_or_else(|| s3w_binary(), Ok)?;
+        .map_or_else(s3w_binary, Ok)?;
     // The sources and the objects the reads need, made by s3w (untimed).
     let setup = |args: &[&str]| -> Result<(), String> {
         let status = Command::new(&s3w)
