@@ -110,6 +110,11 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
         ErrorKind::Credentials => format!(
             "{what}: {error}; set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or choose a --profile"
         ),
+        // A local failure's words are in its source (the path and the OS error).
+        ErrorKind::Io => match std::error::Error::source(error) {
+            Some(cause) => format!("{what}: {}", one_line(&cause.to_string())),
+            None => format!("{what}: {}", one_line(&error.to_string())),
+        },
         _ => format!("{what}: {}", one_line(&error.to_string())),
     }
 }

@@ -141,6 +141,10 @@ pub(crate) async fn tree(cli: &Cli, client: &Client, out: &Out, job: Tree<'_>) -
         meter.finish();
     }
     let output = result.map_err(|e| {
+        if matches!(e.kind(), s3_wire::ErrorKind::Io) {
+            // The local walk: its error names the path.
+            return failure_of("walk", "", &e);
+        }
         let side = match (&from, &to) {
             (Location::S3 { bucket, key }, _) | (_, Location::S3 { bucket, key }) => {
                 (bucket.clone(), key.clone())
