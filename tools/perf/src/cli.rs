@@ -14,7 +14,6 @@
 //! if it is missing), the AWS CLI v1 from PyPI into a venv under the target directory
 //! ([`AWSCLI`]). A peer that cannot be had is skipped with a line saying why.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -120,21 +119,11 @@ impl Peer {
 
 /// `perf cli [--flags]`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut flags = BTreeMap::new();
-    let mut iter = args.iter();
-    while let Some(flag) = iter.next() {
-        let name = flag
-            .strip_prefix("--")
-            .ok_or_else(|| format!("unexpected argument {flag}"))?;
-        let value = match name {
-            "tiny" => "1".to_owned(),
-            "reps" | "clients" | "workloads" | "out" | "name" => iter
-                .next()
-                .ok_or_else(|| format!("{flag} needs a value"))?
-                .clone(),
-            _ => return Err(format!("unknown flag --{name}")),
-        };
-        flags.insert(name.to_owned(), value);
+    let flags = crate::harness::flags(args, &["tiny"])?;
+    for name in flags.keys() {
+        if !["tiny", "reps", "clients", "workloads", "out", "name"].contains(&name.as_str()) {
+            return Err(format!("unknown flag --{name}"));
+        }
     }
     let reps: usize = flags
         .get("reps")
