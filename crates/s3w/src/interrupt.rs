@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use s3_wire::{DirectoryHandle, TransferHandle};
 use tokio::sync::watch;
@@ -87,12 +88,40 @@ impl Cancel for DirectoryHandle {
     }
 }
 
+/// Transfers being awaited by [`cancellable`]: an interruption waits for their clean-up.
+static CLEANING: AtomicUsize = AtomicUsize::new(0);
+
 /// Awaits a transfer; an interruption cancels it, and its (cancelled) result is awaited:
 /// by then its clean-up is done.
 pub(crate) async fn cancellable<H: Cancel>(mut handle: H) -> H::Output {
+    CLEANING.fetch_add(1, Ordering::SeqCst);
+    let output = tokio::select! {
+        output = &mut handle => Some(output),
+        () = wait() => {
+            handle.cancel();
+            None
+        }
+    };
+    let output = match output {
+        Some(output) => output,
+        None => handle.await,
+    };
+    CLEANING.fetch_sub(1, Ordering::SeqCst);
+    output
+}
+
+/// Runs a command; interrupted, it ends at once unless a transfer is cleaning up (then its
+/// clean-up is awaited: the command returns when it is done).
+pub(crate) async fn run<T>(command: impl Future<Output = T>, interrupted: T) -> T {
+    tokio::pin!(command);
     tokio::select! {
-        output = &mut handle => return output,
-        () = wait() => handle.cancel(),
+        output = &mut command => output,
+        () = wait() => {
+            if CLEANING.load(Ordering::SeqCst) > 0 {
+                command.await
+            } else {
+                interrupted
+            }
+        }
     }
-    handle.await
 }

@@ -166,7 +166,10 @@ async fn run(cli: Cli, filters: Vec<(bool, String)>) -> i32 {
             None => match check_local_paths(&cli) {
                 Err(failure) => Err(failure),
                 Ok(()) => match client(&cli).await {
-                    Ok(client) => dispatch(&cli, &client, &out, &filter).await,
+                    Ok(client) => {
+                        let interrupted = Err(Failure::new("interrupted"));
+                        interrupt::run(dispatch(&cli, &client, &out, &filter), interrupted).await
+                    }
                     Err(failure) => Err(failure),
                 },
             },

@@ -257,3 +257,32 @@ fn command_envs(env: &support::Env, endpoint: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+#[test]
+fn ctrl_c_during_a_listing_ends_it_at_once() {
+    let env = support::Env::new();
+    env.ok(&["mb", "s3://ls-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("a.txt"), b"a");
+    env.ok(&["cp", "-r", dir.path().to_str().unwrap(), "s3://ls-b/d/"]);
+    // Every listing request waits 20 s: only an interruption ends the command early.
+    let proxy = Proxy::start(env.server.endpoint(), |line| {
+        if line.starts_with("GET /ls-b?") {
+            Verdict::Delay(Duration::from_secs(20))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let started = Instant::now();
+    // By then s3w waits for its first page (the proxy records a request only once answered).
+    let (code, drawn) = ctrl_c(
+        command_envs(&env, &proxy.endpoint),
+        &["ls", "-r", "s3://ls-b/"],
+        || started.elapsed() > Duration::from_millis(700),
+    );
+    assert_eq!(code, Some(130), "{drawn}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "it waited for the listing"
+    );
+}
