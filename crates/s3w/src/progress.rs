@@ -76,7 +76,8 @@ impl Meter {
     /// The aggregate progress of many.
     pub(crate) fn directory(&self, p: DirectoryProgress) {
         self.draw(View {
-            objects_finished: p.objects_finished(),
+            // Of the objects to transfer (skipped ones are neither).
+            objects_finished: p.objects_transferred + p.objects_failed,
             objects: p.objects_to_transfer(),
             unfinished: p.objects_to_transfer() > p.objects_transferred + p.objects_failed,
             bytes: p.bytes_to_transfer(),
