@@ -177,6 +177,12 @@ async fn run(cli: Cli, filters: Vec<(bool, String)>) -> i32 {
         Err(failure) => Err(failure),
     };
     if interrupt::requested() {
+        // What the cancelled transfer cleaned up (each object of many said it already).
+        if let Err(failure) = &result
+            && failure.message != "interrupted"
+        {
+            eprintln!("s3w: {failure}");
+        }
         return interrupt::EXIT_INTERRUPTED;
     }
     match result {

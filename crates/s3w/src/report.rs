@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use s3_wire::{Error, ErrorKind};
+use s3_wire::{Cleanup, Error, ErrorKind};
 use serde_json::{Value, json};
 
 /// A failure reported to the user as one line; with the S3 error code and request id
@@ -100,6 +100,9 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
         };
         return hint;
     }
+    if error.is_cancelled() {
+        return format!("{what}: cancelled{}", cleanup_note(error));
+    }
     if error.is_not_found() {
         return format!("{what}: not found (404); check the bucket and key");
     }
@@ -116,6 +119,23 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
             None => format!("{what}: {}", one_line(&error.to_string())),
         },
         _ => format!("{what}: {}", one_line(&error.to_string())),
+    }
+}
+
+/// What a failed or cancelled transfer left behind, as a note: `" (its multipart upload
+/// was aborted)"`, or how to remove what it could not.
+pub(crate) fn cleanup_note(error: &Error) -> String {
+    match error.transfer().map(|failure| &failure.cleanup) {
+        Some(Cleanup::Aborted) => " (its multipart upload was aborted)".to_owned(),
+        Some(Cleanup::AbortFailed(why)) => format!(
+            " (aborting its multipart upload failed: {}; `s3w abort-stale` removes it later)",
+            one_line(why)
+        ),
+        Some(Cleanup::KeptForResume(journal)) => format!(
+            " (its multipart upload is kept for a resume, journal {})",
+            journal.display()
+        ),
+        _ => String::new(),
     }
 }
 
