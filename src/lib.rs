@@ -40,11 +40,11 @@ pub use s3_ops::presign_post::{PostConditions, PresignedPost};
 pub use s3_ops::{Provider, ProviderQuirks};
 
 pub use s3_wire_tokio::{
-    Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, Error,
-    ErrorKind, GetObjectResponse, NotVerified, ObjectBody, ObjectReader, Paginated, Paginator,
-    PayloadSigning, Progress, RetryConfig, TimeoutKind, Timeouts, TransferErrorKind,
-    TransferFailure, TransferHandle, TransferOptions, TransportErrorKind, UploadSource,
-    Verification, bucket, credentials, key, transfer,
+    Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, DirectoryHandle,
+    DirectoryProgress, Error, ErrorKind, GetObjectResponse, NotVerified, ObjectBody, ObjectReader,
+    Paginated, Paginator, PayloadSigning, Progress, RetryConfig, TimeoutKind, Timeouts,
+    TransferErrorKind, TransferFailure, TransferHandle, TransferOptions, TransportErrorKind,
+    UploadSource, Verification, bucket, credentials, key, transfer,
 };
 
 /// The README's example compiles (run by `cargo test --doc`).

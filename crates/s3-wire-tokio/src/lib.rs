@@ -73,6 +73,27 @@
 //! # Ok(()) }
 //! ```
 //!
+//! **Directory transfers**: [`Client::upload_directory`], [`Client::download_directory`]
+//! and [`Client::copy_directory`] move a tree of files or a prefix of objects, many objects
+//! at once over the managed transfers, the source walked (or listed) lazily so memory stays
+//! bounded whatever the bucket's size; with filters, sync comparisons
+//! ([`transfer::Compare`]), deletion of what the source lacks, an aggregate
+//! [`DirectoryProgress`] and each object's outcome as it finishes:
+//!
+//! ```no_run
+//! use s3_wire_tokio::transfer::Compare;
+//! use s3_wire_tokio::{Client, bucket};
+//!
+//! # async fn demo(client: Client) -> Result<(), s3_wire_tokio::Error> {
+//! let synced = client
+//!     .upload_directory("photos", bucket("backups")?, "photos/")
+//!     .compare(Compare::SizeAndTime) // only new or changed files
+//!     .on_object(|outcome| println!("{:?} {}", outcome.action, outcome.relative))
+//!     .await?;
+//! println!("{} uploaded", synced.progress.objects_transferred);
+//! # Ok(()) }
+//! ```
+//!
 //! Every byte of part data the transfers of a client hold is admitted against one memory
 //! budget ([`ClientBuilder::transfer_memory`]) before its request is sent; every part carries
 //! a checksum (CRC32 by default: for multipart uploads the client combines the part CRCs
@@ -171,7 +192,10 @@ pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
 pub use retry::RetryConfig;
 pub use sign::PayloadSigning;
-pub use transfer::{Destination, Progress, TransferHandle, TransferOptions, UploadSource};
+pub use transfer::{
+    Destination, DirectoryHandle, DirectoryProgress, Progress, TransferHandle, TransferOptions,
+    UploadSource,
+};
 pub use verification::{NotVerified, Verification};
 
 /// The HTTP client this crate sends with: build a client of your own with it for

@@ -1,6 +1,7 @@
-//! The command line: global flags, the commands and their arguments (clap).
+//! The command line: global flags, the commands and their arguments (clap). Help text,
+//! shell completions and the man page all come from these definitions.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use s3_wire::ops::ChecksumAlgorithm;
 
 use crate::acl::AclArgs;
@@ -9,50 +10,87 @@ use crate::object_lock::{LegalHoldArgs, ObjectLockArgs, RetentionArgs};
 use crate::presign_post::PostArgs;
 use crate::report::*;
 use crate::restore::RestoreArgs;
+/// The heading the global options are listed under, after a command's own.
+pub(crate) const GLOBAL: &str = "Global options";
+/// The heading of the transfer tuning options.
+pub(crate) const TUNING: &str = "Transfer tuning (global)";
+
+const EXAMPLES: &str = "\
+Examples:
+  s3w ls s3://my-bucket/logs/ --recursive --summarize --human-readable
+  s3w cp ./report.pdf s3://my-bucket/docs/            # → s3://my-bucket/docs/report.pdf
+  s3w cp -r ./site s3://my-bucket/site/               # ./site/a/b.html → s3://my-bucket/site/a/b.html
+  s3w cp -r s3://my-bucket/site ./site-copy           # the directory site/, never site2/…
+  s3w sync ./photos s3://my-bucket/photos --delete --exclude '*.tmp'
+  tar c dir | s3w cp - s3://my-bucket/dir.tar         # stdin; `s3w cp s3://b/k -` writes stdout
+  s3w completions bash > /etc/bash_completion.d/s3w
+
+Exit status: 0 success, 1 a failure (each one is reported), 2 a usage error or a local path
+that does not exist, 130 interrupted (Ctrl-C, SIGTERM).";
 
 /// `s3w`: copy, list, sync and stream objects of S3-compatible stores.
 #[derive(Debug, Parser)]
-#[command(name = "s3w", version, about)]
+#[command(name = "s3w", version, about, after_help = EXAMPLES, max_term_width = 100)]
 pub(crate) struct Cli {
     /// The AWS profile to read from ~/.aws/config and ~/.aws/credentials.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub profile: Option<String>,
     /// The region to sign for.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub region: Option<String>,
     /// The endpoint URL (e.g. http://127.0.0.1:9000).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub endpoint_url: Option<String>,
-    /// One JSON object per line for every listing entry and every result.
-    #[arg(long, global = true)]
+    /// One JSON object per line (each with a `type`), failures included.
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
     /// Print nothing but errors.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
     /// No progress output.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_progress: bool,
-    /// Objects transferred at once.
-    #[arg(long, global = true, default_value_t = 8)]
-    pub concurrency: usize,
-    /// Part size of multipart transfers, in bytes (suffixes K, M, G: MiB-based).
-    #[arg(long, global = true, value_parser = parse_size)]
-    pub part_size: Option<u64>,
-    /// Memory the transfers may hold at once, in bytes (suffixes K, M, G).
-    #[arg(long, global = true, value_parser = parse_size)]
-    pub max_memory: Option<u64>,
     /// Print each request's method, path, status, attempt and timing to stderr.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub debug: bool,
+    /// How transfers are cut and how many run at once.
+    #[command(flatten)]
+    pub tuning: Tuning,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Transfer tuning, global to every command.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Tuning {
+    /// Objects transferred at once (recursive commands).
+    #[arg(long, global = true, default_value_t = 8, help_heading = TUNING)]
+    pub concurrency: usize,
+    /// Parts (or download ranges) in flight per object.
+    #[arg(long, global = true, default_value_t = 8, help_heading = TUNING)]
+    pub part_concurrency: usize,
+    /// Part size of multipart uploads and copies, in bytes (suffixes K, M, G: binary).
+    #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
+    pub part_size: Option<u64>,
+    /// Bytes per ranged GET of downloads (default 64M; suffixes K, M, G).
+    #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
+    pub range_size: Option<u64>,
+    /// Memory the transfers may hold at once, in bytes (suffixes K, M, G).
+    #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
+    pub max_memory: Option<u64>,
+    /// Bandwidth limit of all requests together, in bytes per second (suffixes K, M, G).
+    #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
+    pub bwlimit: Option<u64>,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// List buckets, or the prefixes and objects under s3://bucket/prefix.
+    ///
+    /// One level shows names relative to the prefix (`PRE dir/` for prefixes); --recursive
+    /// shows full keys. Times are UTC (RFC 3339). Nothing found exits 1, as the AWS CLI.
     Ls {
         /// s3://bucket[/prefix]; none lists the buckets.
         path: Option<String>,
@@ -65,22 +103,35 @@ pub(crate) enum Command {
         /// A total line: objects and bytes.
         #[arg(long)]
         summarize: bool,
+        /// Every version and delete marker (ListObjectVersions).
+        #[arg(long)]
+        versions: bool,
     },
-    /// Copy local→S3, S3→local or S3→S3.
+    /// Copy local→S3, S3→local or S3→S3; `-` is stdin or stdout.
+    ///
+    /// `cp ./a.txt s3://b/dir/` writes s3://b/dir/a.txt (a trailing `/` means "into").
+    /// `cp -r ./site s3://b/site/` copies the files under ./site to keys under site/.
+    /// `cp -r s3://b/data ./x` copies the directory data/ (never data2/… or data.txt).
+    /// A large upload keeps a resume journal under ~/.cache/s3w: after Ctrl-C or a crash,
+    /// the same command sends only the missing parts.
     Cp(CopyArgs),
-    /// Move: copy, then delete the source.
+    /// Move: copy, then delete each source once its copy succeeded.
     Mv(CopyArgs),
     /// Delete an object, or with --recursive every object under a directory.
     Rm {
         /// s3://bucket/key; with --recursive s3://bucket/dir (the directory `dir/`: never
         /// `dir2/…` or `dir.txt` beside it).
         path: String,
-        /// Every object under the directory (DeleteObjects, 1,000 keys a request).
+        /// Every object under the directory (DeleteObjects, 1,000 keys a request, as the
+        /// listing arrives).
         #[arg(long, short)]
         recursive: bool,
         /// Print what would be deleted; delete nothing.
         #[arg(long)]
         dryrun: bool,
+        /// Which keys (relative to the directory).
+        #[command(flatten)]
+        filters: FilterArgs,
     },
     /// Make a bucket.
     Mb {
@@ -95,25 +146,38 @@ pub(crate) enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Make a destination like its source: copy what is missing or differs (size, or a
-    /// newer source), optionally delete what the source lacks.
+    /// Make a destination like its source: copy what is missing or differs.
+    ///
+    /// By default an entry is copied when it is missing, its size differs or the source is
+    /// newer (as the AWS CLI). Uploads store the file's time as `mtime` metadata (as
+    /// rclone) and downloads set it back, so a round trip syncs nothing.
     Sync {
         /// A local directory or s3://bucket/prefix.
         source: String,
         /// A local directory or s3://bucket/prefix.
         destination: String,
-        /// Delete destination files/objects the source lacks.
+        /// Delete destination files/objects the source lacks (filters protect them).
         #[arg(long)]
         delete: bool,
-        /// Skip relative paths matching this glob (`*`, `?`; repeatable).
-        #[arg(long)]
-        exclude: Vec<String>,
-        /// Keep relative paths matching this glob even if excluded (repeatable).
-        #[arg(long)]
-        include: Vec<String>,
         /// Print the plan; change nothing.
         #[arg(long)]
         dryrun: bool,
+        /// Compare sizes only.
+        #[arg(long, conflicts_with_all = ["exact_timestamps", "no_clobber"])]
+        size_only: bool,
+        /// Copy when the size or the modification time differs at all (a HEAD per object
+        /// of equal size, for its `mtime` metadata).
+        #[arg(long, conflicts_with = "no_clobber")]
+        exact_timestamps: bool,
+        /// Never overwrite: copy only what the destination lacks.
+        #[arg(long)]
+        no_clobber: bool,
+        /// Which entries (relative paths).
+        #[command(flatten)]
+        filters: FilterArgs,
+        /// Symbolic links.
+        #[command(flatten)]
+        links: LinkArgs,
         /// Object attributes of uploads. With `--checksum ALG`, files of equal size are
         /// compared by content (the object's stored ALG checksum) instead of times.
         #[command(flatten)]
@@ -126,6 +190,11 @@ pub(crate) enum Command {
         /// Sizes in KiB, MiB, GiB.
         #[arg(long, short = 'H')]
         human_readable: bool,
+    },
+    /// List the multipart uploads in progress under s3://bucket/prefix.
+    Uploads {
+        /// s3://bucket[/prefix]
+        path: String,
     },
     /// Abort multipart uploads under s3://bucket/prefix older than --older-than-hours.
     AbortStale {
@@ -142,8 +211,11 @@ pub(crate) enum Command {
         /// Bytes FIRST-LAST (inclusive), as in an HTTP Range.
         #[arg(long)]
         range: Option<String>,
+        /// This version of the object.
+        #[arg(long)]
+        version_id: Option<String>,
     },
-    /// Upload stdin (any length) to s3://bucket/key.
+    /// Upload stdin (any length) to s3://bucket/key (the same as `cp - s3://bucket/key`).
     Put {
         /// s3://bucket/key
         path: String,
@@ -155,6 +227,9 @@ pub(crate) enum Command {
     Stat {
         /// s3://bucket/key
         path: String,
+        /// This version of the object.
+        #[arg(long)]
+        version_id: Option<String>,
     },
     /// A presigned URL.
     Presign {
@@ -192,14 +267,22 @@ pub(crate) enum Command {
     Restore(RestoreArgs),
     /// Show a bucket's or an object's ACL, or replace it (--canned, --grant, --put FILE).
     Acl(AclArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `s3w man > /usr/local/share/man/man1/s3w.1`.
+    Man,
 }
 
 /// What `cp` and `mv` take.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Args)]
 pub(crate) struct CopyArgs {
-    /// Source: a local path or s3://bucket/key (a `*`/`?` wildcard in the key's last part).
+    /// Source: a local path, `-` (stdin), or s3://bucket/key (a `*`/`?` wildcard in the key).
     pub source: String,
-    /// Destination: a local path or s3://bucket/key (a trailing `/` means "into").
+    /// Destination: a local path, `-` (stdout), or s3://bucket/key (a trailing `/` means
+    /// "into").
     pub destination: String,
     /// Copy a directory, or every object under s3://bucket/dir (the directory `dir/`:
     /// never `dir2/…` or `dir.txt` beside it).
@@ -208,32 +291,109 @@ pub(crate) struct CopyArgs {
     /// Print the plan; transfer nothing.
     #[arg(long)]
     pub dryrun: bool,
+    /// Start a large upload over instead of resuming an interrupted one.
+    #[arg(long)]
+    pub no_resume: bool,
+    /// Copy this version of the source object (downloads).
+    #[arg(long)]
+    pub version_id: Option<String>,
+    /// Which entries (relative paths; recursive copies).
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Symbolic links.
+    #[command(flatten)]
+    pub links: LinkArgs,
     /// Object attributes.
     #[command(flatten)]
     pub attrs: AttrArgs,
 }
 
-/// Object attributes of uploads.
-#[derive(Debug, Clone, clap::Args)]
+/// `--include` / `--exclude`, with the AWS CLI's rules: every pattern is matched against
+/// the path relative to the directory, in the order given, and the last one that matches
+/// decides.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct FilterArgs {
+    /// Skip relative paths matching this pattern (`*`, `?`, `[abc]`; repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub exclude: Vec<String>,
+    /// Keep relative paths matching this pattern although an earlier --exclude matched
+    /// (repeatable; the last matching filter wins).
+    #[arg(long, value_name = "PATTERN")]
+    pub include: Vec<String>,
+}
+
+/// Symbolic links in local sources.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub(crate) struct LinkArgs {
+    /// Skip symbolic links instead of following them (they are followed by default; a link
+    /// loop or a broken link is reported).
+    #[arg(long)]
+    pub no_follow_symlinks: bool,
+}
+
+/// `--metadata-directive`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "UPPER")]
+pub(crate) enum MetadataDirective {
+    /// Keep the source's content headers and metadata.
+    Copy,
+    /// Use the ones given (none given: none).
+    Replace,
+}
+
+/// Object attributes of uploads and copies.
+#[derive(Debug, Clone, Default, Args)]
 pub(crate) struct AttrArgs {
     /// Checksum algorithm: CRC32, CRC32C, CRC64NVME, SHA1, SHA256.
     #[arg(long, value_parser = parse_checksum)]
     pub checksum: Option<ChecksumAlgorithm>,
-    /// Content-Type (default: guessed from the file extension).
+    /// Content-Type (default: from the file extension).
     #[arg(long)]
     pub content_type: Option<String>,
+    /// Cache-Control.
+    #[arg(long)]
+    pub cache_control: Option<String>,
+    /// Content-Encoding.
+    #[arg(long)]
+    pub content_encoding: Option<String>,
+    /// Content-Disposition.
+    #[arg(long)]
+    pub content_disposition: Option<String>,
+    /// Content-Language.
+    #[arg(long)]
+    pub content_language: Option<String>,
+    /// Expires: an RFC 3339 time (2026-12-31T00:00:00Z).
+    #[arg(long, value_parser = parse_time)]
+    pub expires: Option<std::time::SystemTime>,
     /// User metadata, NAME=VALUE (repeatable).
     #[arg(long, value_parser = parse_pair)]
     pub metadata: Vec<(String, String)>,
+    /// S3→S3: COPY the source's metadata or REPLACE it with the attributes given (given
+    /// attributes imply REPLACE).
+    #[arg(long, value_enum)]
+    pub metadata_directive: Option<MetadataDirective>,
     /// Storage class (e.g. STANDARD_IA).
     #[arg(long)]
     pub storage_class: Option<String>,
+    /// Canned ACL: private, public-read, public-read-write, authenticated-read,
+    /// bucket-owner-read, bucket-owner-full-control.
+    #[arg(long)]
+    pub acl: Option<String>,
     /// Server-side encryption: AES256 or aws:kms.
     #[arg(long)]
     pub sse: Option<String>,
     /// Object Lock retention and legal hold.
     #[command(flatten)]
     pub lock: ObjectLockArgs,
+    /// The KMS key of `--sse aws:kms`.
+    #[arg(long)]
+    pub sse_kms_key_id: Option<String>,
+    /// Server-side encryption with a customer key: AES256 (with --sse-c-key).
+    #[arg(long)]
+    pub sse_c: Option<String>,
+    /// The customer key of --sse-c: 32 bytes, raw or base64 (needed again to read).
+    #[arg(long, requires = "sse_c")]
+    pub sse_c_key: Option<String>,
 }
 
 pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
@@ -270,4 +430,11 @@ pub(crate) fn parse_pair(text: &str) -> Result<(String, String), String> {
     text.split_once('=')
         .map(|(a, b)| (a.to_owned(), b.to_owned()))
         .ok_or_else(|| format!("expected NAME=VALUE, got `{text}`"))
+}
+
+pub(crate) fn parse_time(text: &str) -> Result<std::time::SystemTime, String> {
+    s3_wire::xml::Timestamp::parse(text)
+        .ok()
+        .and_then(|t| t.to_system_time())
+        .ok_or_else(|| format!("not a time: `{text}` (use RFC 3339, e.g. 2026-12-31T00:00:00Z)"))
 }

@@ -1,56 +1,142 @@
-//! `cp` and `mv`: the plan of jobs (upload, download, copy) and running them in parallel.
+//! `cp` and `mv` of one object (a file, stdin/stdout, an object), the object attributes
+//! every upload and copy takes, and what each command can honour of them. Recursive and
+//! wildcard copies are in `tree.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use s3_wire::ops::{
-    ChecksumAlgorithm, CopySource, DeleteObject, ObjectAttributes, ServerSideEncryption,
+    CannedAcl, CopySource, DeleteObject, ObjectAttributes, ServerSideEncryption, SseCustomerKey,
     StorageClass,
 };
-use s3_wire::{Client, Destination, UploadSource};
+use s3_wire::{Client, Destination, ErrorKind, TransferErrorKind, TransferOptions, UploadSource};
 use serde_json::{Value, json};
 
 use crate::cli::*;
-use crate::filter::*;
-use crate::listing::*;
+use crate::interrupt;
 use crate::location::*;
 use crate::report::*;
 
-pub(crate) fn content_type_for(path: &str) -> Option<&'static str> {
-    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "txt" | "log" => "text/plain",
-        "html" | "htm" => "text/html",
-        "css" => "text/css",
-        "csv" => "text/csv",
-        "js" => "text/javascript",
-        "json" => "application/json",
-        "xml" => "application/xml",
-        "pdf" => "application/pdf",
-        "zip" => "application/zip",
-        "gz" => "application/gzip",
-        "tar" => "application/x-tar",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "svg" => "image/svg+xml",
-        "webp" => "image/webp",
-        "mp4" => "video/mp4",
-        "mp3" => "audio/mpeg",
-        "wasm" => "application/wasm",
-        _ => return None,
-    })
+/// The Content-Type of a file name, from its extension (`None`: unknown, the store's
+/// default).
+pub(crate) fn content_type_for(name: &str) -> Option<String> {
+    mime_guess::from_path(name).first_raw().map(str::to_owned)
 }
 
-pub(crate) fn attributes(attrs: &AttrArgs, path: Option<&str>) -> Result<ObjectAttributes> {
+/// The flags of `attrs` that describe an object's content and metadata (what
+/// `--metadata-directive REPLACE` replaces).
+fn metadata_flags(attrs: &AttrArgs) -> Vec<&'static str> {
+    let mut given = Vec::new();
+    for (set, name) in [
+        (attrs.content_type.is_some(), "--content-type"),
+        (attrs.cache_control.is_some(), "--cache-control"),
+        (attrs.content_encoding.is_some(), "--content-encoding"),
+        (attrs.content_disposition.is_some(), "--content-disposition"),
+        (attrs.content_language.is_some(), "--content-language"),
+        (attrs.expires.is_some(), "--expires"),
+        (!attrs.metadata.is_empty(), "--metadata"),
+    ] {
+        if set {
+            given.push(name);
+        }
+    }
+    given
+}
+
+/// Every attribute flag given that writes something about an object.
+fn write_flags(attrs: &AttrArgs) -> Vec<&'static str> {
+    let mut given = metadata_flags(attrs);
+    for (set, name) in [
+        (attrs.checksum.is_some(), "--checksum"),
+        (attrs.metadata_directive.is_some(), "--metadata-directive"),
+        (attrs.storage_class.is_some(), "--storage-class"),
+        (attrs.acl.is_some(), "--acl"),
+        (attrs.sse.is_some(), "--sse"),
+        (attrs.sse_kms_key_id.is_some(), "--sse-kms-key-id"),
+    ] {
+        if set {
+            given.push(name);
+        }
+    }
+    given.extend(attrs.lock.given());
+    given
+}
+
+/// An option the command cannot honour is a usage error, never silently dropped.
+pub(crate) fn refuse(flags: &[&str], why: &str) -> Result<()> {
+    match flags {
+        [] => Ok(()),
+        flags => Err(usage(format!("{} {why}", flags.join(", ")))),
+    }
+}
+
+/// Downloads write no object: only the SSE-C key (to read it) applies.
+pub(crate) fn check_download(attrs: &AttrArgs) -> Result<()> {
+    refuse(
+        &write_flags(attrs),
+        "set attributes of objects written; a download writes none",
+    )
+}
+
+/// Uploads: everything but the metadata directive (there is no source object).
+pub(crate) fn check_upload(attrs: &AttrArgs) -> Result<()> {
+    refuse(
+        if attrs.metadata_directive.is_some() {
+            &["--metadata-directive"][..]
+        } else {
+            &[]
+        },
+        "applies to S3→S3 copies (an upload's attributes are the ones given)",
+    )?;
+    attributes(attrs, None).map(|_| ())
+}
+
+/// The SSE-C key of `--sse-c AES256 --sse-c-key KEY` (raw 32 bytes or base64).
+pub(crate) fn sse_customer_key(attrs: &AttrArgs) -> Result<Option<SseCustomerKey>> {
+    let Some(algorithm) = &attrs.sse_c else {
+        return Ok(None);
+    };
+    if algorithm != "AES256" {
+        return Err(usage(format!(
+            "--sse-c {algorithm}: the only algorithm is AES256"
+        )));
+    }
+    let Some(key) = &attrs.sse_c_key else {
+        return Err(usage("--sse-c needs --sse-c-key (32 bytes, raw or base64)"));
+    };
+    if let Ok(raw) = <[u8; 32]>::try_from(key.as_bytes()) {
+        return Ok(Some(SseCustomerKey::new(raw)));
+    }
+    SseCustomerKey::from_base64(key)
+        .map(Some)
+        .map_err(|_| usage("--sse-c-key: expected 32 bytes, raw or base64-encoded"))
+}
+
+/// The attributes the flags give, with the content type guessed from `name` when none is
+/// given.
+pub(crate) fn attributes(attrs: &AttrArgs, name: Option<&str>) -> Result<ObjectAttributes> {
     let mut a = ObjectAttributes::new();
     if let Some(t) = attrs
         .content_type
-        .as_deref()
-        .or_else(|| path.and_then(content_type_for))
+        .clone()
+        .or_else(|| name.and_then(content_type_for))
     {
         a = a.content_type(t);
+    }
+    if let Some(v) = &attrs.cache_control {
+        a = a.cache_control(v.clone());
+    }
+    if let Some(v) = &attrs.content_encoding {
+        a = a.content_encoding(v.clone());
+    }
+    if let Some(v) = &attrs.content_disposition {
+        a = a.content_disposition(v.clone());
+    }
+    if let Some(v) = &attrs.content_language {
+        a = a.content_language(v.clone());
+    }
+    if let Some(time) = attrs.expires {
+        a = a.expires(time);
     }
     for (n, v) in &attrs.metadata {
         a = a.metadata(n.clone(), v.clone());
@@ -58,58 +144,577 @@ pub(crate) fn attributes(attrs: &AttrArgs, path: Option<&str>) -> Result<ObjectA
     if let Some(class) = &attrs.storage_class {
         a = a.storage_class(StorageClass::parse(class));
     }
+    if let Some(acl) = &attrs.acl {
+        a = a.acl(canned_acl(acl)?);
+    }
     match attrs.sse.as_deref() {
+        None if attrs.sse_kms_key_id.is_some() => {
+            return Err(usage("--sse-kms-key-id needs --sse aws:kms"));
+        }
         None => {}
-        Some("AES256") => a = a.server_side_encryption(ServerSideEncryption::S3),
+        Some("AES256") if attrs.sse_kms_key_id.is_none() => {
+            a = a.server_side_encryption(ServerSideEncryption::S3)
+        }
         Some("aws:kms") => {
             a = a.server_side_encryption(ServerSideEncryption::Kms {
-                key_id: None,
+                key_id: attrs.sse_kms_key_id.clone(),
                 context: None,
                 bucket_key: None,
             })
         }
+        Some("AES256") => return Err(usage("--sse-kms-key-id needs --sse aws:kms")),
         Some(other) => return Err(usage(format!("--sse {other}: use AES256 or aws:kms"))),
+    }
+    if let Some(key) = sse_customer_key(attrs)? {
+        if attrs.sse.is_some() {
+            return Err(usage("--sse and --sse-c exclude each other"));
+        }
+        a = a.server_side_encryption(ServerSideEncryption::Customer(key));
     }
     attrs.lock.apply(a)
 }
 
-/// One planned copy.
-#[derive(Debug, Clone)]
-pub(crate) enum Job {
-    Upload(PathBuf, String, String),
-    Download(String, String, PathBuf),
-    Copy(String, String, String, String),
+fn canned_acl(name: &str) -> Result<CannedAcl> {
+    Ok(match name {
+        "private" => CannedAcl::Private,
+        "public-read" => CannedAcl::PublicRead,
+        "public-read-write" => CannedAcl::PublicReadWrite,
+        "authenticated-read" => CannedAcl::AuthenticatedRead,
+        "bucket-owner-read" => CannedAcl::BucketOwnerRead,
+        "bucket-owner-full-control" => CannedAcl::BucketOwnerFullControl,
+        other => {
+            return Err(usage(format!(
+                "--acl {other}: use private, public-read, public-read-write, authenticated-read, bucket-owner-read or bucket-owner-full-control"
+            )));
+        }
+    })
 }
 
-pub(crate) fn local_files(root: &Path) -> Result<Vec<(PathBuf, String)>> {
-    let mut found = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|e| Failure::new(format!("cannot read directory {}: {e}", dir.display())))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|e| Failure::new(format!("cannot read {}: {e}", dir.display())))?;
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| Failure::new(format!("cannot stat {}: {e}", path.display())))?;
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() {
-                let relative = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/");
-                found.push((path, relative));
+/// What an S3→S3 copy writes: `None` keeps the source's content headers and metadata
+/// (COPY); `Some` replaces them (REPLACE: given content headers or metadata imply it, as in
+/// the AWS CLI). Storage class, ACL or encryption alone keep the source's metadata, read
+/// from its head.
+pub(crate) async fn copy_attributes(
+    client: &Client,
+    attrs: &AttrArgs,
+    source: Option<&CopySource>,
+) -> Result<Option<ObjectAttributes>> {
+    let replacing = !metadata_flags(attrs).is_empty();
+    match attrs.metadata_directive {
+        Some(MetadataDirective::Copy) if replacing => {
+            return Err(usage(format!(
+                "{} cannot be honoured with --metadata-directive COPY (the copy keeps the source's)",
+                metadata_flags(attrs).join(", ")
+            )));
+        }
+        Some(MetadataDirective::Replace) => return attributes(attrs, None).map(Some),
+        _ if replacing => return attributes(attrs, None).map(Some),
+        _ => {}
+    }
+    let others = attrs.storage_class.is_some()
+        || attrs.acl.is_some()
+        || attrs.sse.is_some()
+        || attrs.sse_c.is_some()
+        || !attrs.lock.given().is_empty();
+    if !others {
+        return Ok(None);
+    }
+    let Some(source) = source else {
+        return Err(usage(
+            "--storage-class, --acl, --sse or --object-lock-* on a recursive S3→S3 copy would drop each object's metadata: add --metadata-directive REPLACE with the attributes wanted",
+        ));
+    };
+    let head = client
+        .head_object(source.head_object())
+        .await
+        .map_err(|e| {
+            failure_of(
+                &format!("read s3://{}/{}", source.bucket(), source.key()),
+                source.bucket().as_str(),
+                &e,
+            )
+        })?;
+    let mut kept = ObjectAttributes::from_head(&head);
+    if let Some(class) = &attrs.storage_class {
+        kept = kept.storage_class(StorageClass::parse(class));
+    }
+    if let Some(acl) = &attrs.acl {
+        kept = kept.acl(canned_acl(acl)?);
+    }
+    match (attrs.sse.as_deref(), sse_customer_key(attrs)?) {
+        (Some("AES256"), _) => kept = kept.server_side_encryption(ServerSideEncryption::S3),
+        (Some(_), _) => {
+            kept = kept.server_side_encryption(ServerSideEncryption::Kms {
+                key_id: attrs.sse_kms_key_id.clone(),
+                context: None,
+                bucket_key: None,
+            })
+        }
+        (None, Some(key)) => {
+            kept = kept.server_side_encryption(ServerSideEncryption::Customer(key))
+        }
+        (None, None) => {}
+    }
+    attrs.lock.apply(kept).map(Some)
+}
+
+/// The transfer options of uploads and copies (`--part-size`, `--part-concurrency`).
+pub(crate) fn upload_options(tuning: &Tuning) -> TransferOptions {
+    let mut options = TransferOptions::default();
+    if let Some(size) = tuning.part_size {
+        options.part_size = size;
+    }
+    options.concurrency = tuning.part_concurrency.max(1);
+    options
+}
+
+/// The transfer options of downloads (`--range-size`, `--part-concurrency`).
+pub(crate) fn download_options(tuning: &Tuning) -> TransferOptions {
+    let mut options = TransferOptions::default();
+    options.part_size = tuning.range_size.unwrap_or(DEFAULT_RANGE_SIZE);
+    options.concurrency = tuning.part_concurrency.max(1);
+    options
+}
+
+/// The range size of downloads by default: on moto 4–7× faster than 8 MiB ranges (each
+/// range costs moto a pass over the object), on local-s3 the same within the noise
+/// (measurements/s3w-range-size-2026-12-02.md). Memory does not grow with it: a range to a
+/// file holds at most 2 MiB.
+pub(crate) const DEFAULT_RANGE_SIZE: u64 = 64 << 20;
+
+/// Where the resume journal of an upload of `file` to `s3://bucket/key` lives:
+/// `$XDG_CACHE_HOME/s3w/journals/` (or `~/.cache/s3w/journals/`), named by a hash of the
+/// file's absolute path, the endpoint and the target.
+fn journal_path(file: &Path, bucket: &str, key: &str, endpoint: &str) -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    let absolute = std::path::absolute(file).ok()?;
+    let identity = format!("{}\n{endpoint}\n{bucket}\n{key}", absolute.display());
+    let hash = identity.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    Some(
+        cache
+            .join("s3w")
+            .join("journals")
+            .join(format!("{hash:016x}.journal")),
+    )
+}
+
+/// One result line: its text and its JSON object (`type` `result`), timed.
+pub(crate) fn result_line(
+    operation: &str,
+    source: &str,
+    destination: &str,
+    started: Instant,
+    extra: Value,
+) -> (String, Value) {
+    let mut value = json!({
+        "type": "result", "operation": operation, "source": source,
+        "destination": destination, "duration_ms": started.elapsed().as_millis() as u64,
+    });
+    if let (Some(v), Value::Object(extra)) = (value.as_object_mut(), extra) {
+        v.extend(extra);
+    }
+    (format!("{operation}: {source} to {destination}"), value)
+}
+
+/// `cp`/`mv` of one object (not recursive, no wildcard).
+pub(crate) async fn copy_one(
+    cli: &Cli,
+    client: &Client,
+    out: &Out,
+    args: &CopyArgs,
+    from: Location,
+    to: Location,
+    delete_source: bool,
+) -> Result<()> {
+    let into = args.destination.ends_with('/');
+    match (from, to) {
+        (Location::Local(path), Location::S3 { bucket: b, key: k }) => {
+            check_upload(&args.attrs)?;
+            let stdin = path.as_os_str() == "-";
+            if delete_source && stdin {
+                return Err(usage("mv cannot move stdin: use cp"));
             }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let k = if !stdin && (k.is_empty() || into) {
+                join_key(&k, &name)
+            } else {
+                k
+            };
+            if k.is_empty() {
+                return Err(usage(format!(
+                    "`{}` names no object: expected s3://bucket/key",
+                    args.destination
+                )));
+            }
+            if args.dryrun {
+                return dry(
+                    out,
+                    "upload",
+                    &path.display().to_string(),
+                    &format!("s3://{b}/{k}"),
+                );
+            }
+            upload_one(cli, client, out, args, &path, stdin, &b, &k, delete_source).await
+        }
+        (Location::S3 { bucket: b, key: k }, Location::Local(path)) => {
+            check_download(&args.attrs)?;
+            if k.is_empty() {
+                return Err(usage(format!(
+                    "`{}` names no object: use --recursive for a prefix",
+                    args.source
+                )));
+            }
+            let stdout = path.as_os_str() == "-";
+            let target = if !stdout && (into || path.is_dir()) {
+                path.join(file_name(&k))
+            } else {
+                path
+            };
+            if args.dryrun {
+                return dry(
+                    out,
+                    "download",
+                    &format!("s3://{b}/{k}"),
+                    &target.display().to_string(),
+                );
+            }
+            download_one(
+                cli,
+                client,
+                out,
+                args,
+                &b,
+                &k,
+                &target,
+                stdout,
+                delete_source,
+            )
+            .await
+        }
+        (
+            Location::S3 {
+                bucket: sb,
+                key: sk,
+            },
+            Location::S3 {
+                bucket: db,
+                key: dk,
+            },
+        ) => {
+            if sk.is_empty() {
+                return Err(usage(format!(
+                    "`{}` names no object: use --recursive for a prefix",
+                    args.source
+                )));
+            }
+            if args.version_id.is_some() {
+                return Err(usage(
+                    "--version-id applies to downloads (cp s3://b/k ./file); S3→S3 copies of a version are not supported",
+                ));
+            }
+            let dk = if into || dk.is_empty() {
+                join_key(&dk, file_name(&sk))
+            } else {
+                dk
+            };
+            if args.dryrun {
+                return dry(
+                    out,
+                    "copy",
+                    &format!("s3://{sb}/{sk}"),
+                    &format!("s3://{db}/{dk}"),
+                );
+            }
+            let started = Instant::now();
+            let source = CopySource::new(bucket_name(&sb)?, key_name(&sk)?);
+            let attributes = copy_attributes(client, &args.attrs, Some(&source)).await?;
+            let mut copy = client
+                .copy(source, bucket_name(&db)?, key_name(&dk)?)
+                .options(upload_options(&cli.tuning));
+            if let Some(attributes) = attributes {
+                copy = copy.attributes(attributes);
+            }
+            if let Some(algorithm) = args.attrs.checksum {
+                copy = copy.checksum(Some(algorithm));
+            }
+            let meter = out.meter(Some(format!("s3://{db}/{dk}")));
+            if let Some(meter) = &meter {
+                let meter = meter.clone();
+                copy = copy.on_progress(move |p| meter.transfer(p));
+            }
+            let stored = interrupt::cancellable(copy.start()).await.map_err(|e| {
+                failure_of(&format!("copy s3://{sb}/{sk} to s3://{db}/{dk}"), &sb, &e)
+            })?;
+            if let Some(meter) = &meter {
+                meter.finish();
+            }
+            if delete_source {
+                client
+                    .delete_object(DeleteObject::new(bucket_name(&sb)?, key_name(&sk)?))
+                    .await
+                    .map_err(|e| failure_of(&format!("delete s3://{sb}/{sk}"), &sb, &e))?;
+            }
+            let (text, value) = result_line(
+                if delete_source { "move" } else { "copy" },
+                &format!("s3://{sb}/{sk}"),
+                &format!("s3://{db}/{dk}"),
+                started,
+                json!({"bucket": db, "key": dk, "size": stored.size,
+                       "etag": stored.etag.as_ref().map(|e| e.as_str().to_owned()),
+                       "verification": stored.verification.to_string()}),
+            );
+            out.line(text, value);
+            Ok(())
+        }
+        (Location::Local(_), Location::Local(_)) => Err(usage(
+            "one side of cp must be s3://bucket/key (local to local is not supported)",
+        )),
+    }
+}
+
+fn dry(out: &Out, operation: &str, source: &str, destination: &str) -> Result<()> {
+    out.line(
+        format!("(dryrun) {operation}: {source} to {destination}"),
+        json!({"type": "dryrun", "operation": operation, "source": source, "destination": destination}),
+    );
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn upload_one(
+    cli: &Cli,
+    client: &Client,
+    out: &Out,
+    args: &CopyArgs,
+    path: &Path,
+    stdin: bool,
+    b: &str,
+    k: &str,
+    delete_source: bool,
+) -> Result<()> {
+    let started = Instant::now();
+    let shown = if stdin {
+        "-".to_owned()
+    } else {
+        path.display().to_string()
+    };
+    let attributes = attributes(&args.attrs, (!stdin).then_some(k))?;
+    let size = if stdin {
+        None
+    } else {
+        std::fs::metadata(path).ok().map(|m| m.len())
+    };
+    let options = upload_options(&cli.tuning);
+    let limit = options
+        .single_request_limit
+        .unwrap_or(TransferOptions::DEFAULT_SINGLE_REQUEST_LIMIT);
+    // A multipart upload of a file keeps a resume journal unless --no-resume.
+    let journal = match size {
+        Some(size) if size > limit => {
+            journal_path(path, b, k, cli.endpoint_url.as_deref().unwrap_or("default"))
+        }
+        _ => None,
+    };
+    if let Some(journal) = &journal {
+        if args.no_resume {
+            let _ = std::fs::remove_file(journal);
+        } else if journal.exists() && !out.quiet && !out.json {
+            eprintln!(
+                "s3w: resuming the interrupted upload of {shown} (run with --no-resume to start over)"
+            );
         }
     }
-    found.sort_by(|a, b| a.1.cmp(&b.1));
-    Ok(found)
+    let journal = journal.filter(|_| !args.no_resume);
+    let mut retried = false;
+    let stored = loop {
+        let source = if stdin {
+            UploadSource::reader(tokio::io::stdin(), None)
+        } else {
+            UploadSource::file(path)
+        };
+        let mut upload = client
+            .upload(bucket_name(b)?, key_name(k)?, source)
+            .options(options)
+            .attributes(attributes.clone())
+            .checksum(
+                args.attrs
+                    .checksum
+                    .or(Some(s3_wire::ops::ChecksumAlgorithm::Crc32)),
+            );
+        let meter = out.meter(Some(shown.clone()));
+        if let Some(meter) = &meter {
+            let meter = meter.clone();
+            upload = upload.on_progress(move |p| meter.transfer(p));
+        }
+        if let Some(journal) = &journal {
+            if let Some(parent) = journal.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            upload = upload.journal(journal);
+        }
+        let mut handle = upload.start();
+        let result = if journal.is_some() {
+            // Interrupted, a journaled upload is kept (its stored parts and its journal)
+            // for the next run, not aborted: quit as a crash would.
+            tokio::select! {
+                result = &mut handle => result,
+                () = interrupt::wait() => {
+                    let progress = handle.progress();
+                    eprintln!(
+                        "s3w: the upload of {shown} is kept with {} of {} stored: run the same command again to send only the rest (add --no-resume to start over)",
+                        human(progress.committed),
+                        human(progress.total.unwrap_or(0)),
+                    );
+                    std::process::exit(interrupt::EXIT_INTERRUPTED);
+                }
+            }
+        } else {
+            interrupt::cancellable(handle).await
+        };
+        if let Some(meter) = &meter {
+            meter.finish();
+        }
+        match result {
+            Err(error) if journal.is_some() && !retried && stale_journal(&error) => {
+                if !out.quiet && !out.json {
+                    eprintln!(
+                        "s3w: the interrupted upload of {shown} cannot be resumed ({}); starting over",
+                        one_line(&error.to_string())
+                    );
+                }
+                if let Some(journal) = &journal {
+                    let _ = std::fs::remove_file(journal);
+                }
+                retried = true;
+            }
+            result => {
+                break result
+                    .map_err(|e| failure_of(&format!("upload {shown} to s3://{b}/{k}"), b, &e))?;
+            }
+        }
+    };
+    if delete_source {
+        std::fs::remove_file(path)
+            .map_err(|e| Failure::new(format!("remove {}: {e}", path.display())))?;
+    }
+    let (mut text, value) = result_line(
+        if delete_source { "move" } else { "upload" },
+        &shown,
+        &format!("s3://{b}/{k}"),
+        started,
+        json!({"bucket": b, "key": k, "size": stored.size,
+               "etag": stored.etag.as_ref().map(|e| e.as_str().to_owned()),
+               "resumed_parts": stored.resumed_parts,
+               "verification": stored.verification.to_string()}),
+    );
+    if stored.resumed_parts > 0 {
+        text.push_str(&format!(
+            " (resumed: {} of {} parts were already stored)",
+            stored.resumed_parts,
+            stored.parts.unwrap_or(0)
+        ));
+    }
+    out.line(text, value);
+    Ok(())
+}
+
+/// A journal that cannot be continued: the file changed, the upload is gone, or the
+/// journal is of another kind.
+fn stale_journal(error: &s3_wire::Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Transfer(
+            TransferErrorKind::SourceChanged(_)
+                | TransferErrorKind::Journal(_)
+                | TransferErrorKind::UploadGone
+        )
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn download_one(
+    cli: &Cli,
+    client: &Client,
+    out: &Out,
+    args: &CopyArgs,
+    b: &str,
+    k: &str,
+    target: &Path,
+    stdout: bool,
+    delete_source: bool,
+) -> Result<()> {
+    let started = Instant::now();
+    if !stdout && let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::new(format!("create {}: {e}", parent.display())))?;
+    }
+    let destination = if stdout {
+        Destination::writer(tokio::io::stdout())
+    } else {
+        Destination::file(target.to_path_buf())
+    };
+    let mut download = client
+        .download(bucket_name(b)?, key_name(k)?, destination)
+        .options(download_options(&cli.tuning));
+    if let Some(version) = &args.version_id {
+        download = download.version_id(version.clone());
+    }
+    if let Some(key) = sse_customer_key(&args.attrs)? {
+        download = download.sse_customer_key(key);
+    }
+    let meter = if stdout {
+        None
+    } else {
+        out.meter(Some(format!("s3://{b}/{k}")))
+    };
+    if let Some(meter) = &meter {
+        let meter = meter.clone();
+        download = download.on_progress(move |p| meter.transfer(p));
+    }
+    let got = interrupt::cancellable(download.start())
+        .await
+        .map_err(|e| failure_of(&format!("download s3://{b}/{k}"), b, &e))?;
+    if let Some(meter) = &meter {
+        meter.finish();
+    }
+    if !stdout
+        && let Some(time) =
+            s3_wire::transfer::object_mtime(&got.head.metadata).or(got.head.last_modified)
+    {
+        // As the AWS CLI: the file gets the object's time (its `mtime` metadata if any).
+        let _ = std::fs::File::options()
+            .write(true)
+            .open(target)
+            .and_then(|f| f.set_modified(time));
+    }
+    if delete_source {
+        client
+            .delete_object(DeleteObject::new(bucket_name(b)?, key_name(k)?))
+            .await
+            .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), b, &e))?;
+    }
+    if stdout {
+        // The data went to stdout: nothing else may.
+        return Ok(());
+    }
+    let (text, value) = result_line(
+        if delete_source { "move" } else { "download" },
+        &format!("s3://{b}/{k}"),
+        &target.display().to_string(),
+        started,
+        json!({"bucket": b, "key": k, "size": got.size,
+               "etag": got.etag.as_ref().map(|e| e.as_str().to_owned()),
+               "verification": got.verification.to_string()}),
+    );
+    out.line(text, value);
+    Ok(())
 }
 
 pub(crate) fn join_key(prefix: &str, name: &str) -> String {
@@ -122,327 +727,4 @@ pub(crate) fn join_key(prefix: &str, name: &str) -> String {
 
 pub(crate) fn file_name(key: &str) -> &str {
     key.rsplit('/').next().unwrap_or(key)
-}
-
-pub(crate) async fn plan(client: &Client, args: &CopyArgs) -> Result<Vec<Job>> {
-    let source = Location::parse(&args.source);
-    let destination = Location::parse(&args.destination);
-    let into = args.destination.ends_with('/');
-    Ok(match (source, destination) {
-        (Location::Local(_), Location::Local(_)) => {
-            return Err(usage(
-                "one side of cp must be s3://bucket/key (local to local is not supported)",
-            ));
-        }
-        (Location::Local(path), Location::S3 { bucket: b, key: k }) => {
-            if args.recursive {
-                local_files(&path)?
-                    .into_iter()
-                    .map(|(file, rel)| Job::Upload(file, b.clone(), join_key(&k, &rel)))
-                    .collect()
-            } else {
-                if path.is_dir() {
-                    return Err(usage(format!(
-                        "{} is a directory: use --recursive",
-                        path.display()
-                    )));
-                }
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let k = if k.is_empty() || into {
-                    join_key(&k, &name)
-                } else {
-                    k
-                };
-                vec![Job::Upload(path, b, k)]
-            }
-        }
-        (Location::S3 { bucket: b, key: k }, dest) => {
-            let wildcard = k.contains('*') || k.contains('?');
-            let objects: Vec<(String, String)> = if wildcard || args.recursive {
-                let prefix = if wildcard {
-                    k[..k.find(['*', '?']).unwrap_or(k.len())].to_owned()
-                } else {
-                    directory_prefix(&k)
-                };
-                let base = if wildcard {
-                    prefix.rfind('/').map(|i| &prefix[..=i]).unwrap_or("")
-                } else {
-                    prefix.as_str()
-                };
-                let (listed, _) = list_all(client, &b, &prefix, false).await?;
-                listed
-                    .into_iter()
-                    .filter(|o| !wildcard || wildcard_match(&k, &o.key))
-                    .map(|o| {
-                        let rel = o.key[base.len()..].trim_start_matches('/').to_owned();
-                        let rel = if wildcard {
-                            file_name(&o.key).to_owned()
-                        } else {
-                            rel
-                        };
-                        (o.key, rel)
-                    })
-                    .collect()
-            } else {
-                vec![(k.clone(), file_name(&k).to_owned())]
-            };
-            let many = wildcard || args.recursive;
-            objects
-                .into_iter()
-                .map(|(key, rel)| match &dest {
-                    Location::Local(path) => {
-                        let target = if many || into || path.is_dir() {
-                            path.join(&rel)
-                        } else {
-                            path.clone()
-                        };
-                        Job::Download(b.clone(), key, target)
-                    }
-                    Location::S3 {
-                        bucket: db,
-                        key: dk,
-                    } => {
-                        let target = if many || into || dk.is_empty() {
-                            join_key(dk, &rel)
-                        } else {
-                            dk.clone()
-                        };
-                        Job::Copy(b.clone(), key, db.clone(), target)
-                    }
-                })
-                .collect()
-        }
-    })
-}
-
-pub(crate) async fn run_job(
-    client: Client,
-    job: Job,
-    attrs: AttrArgs,
-    delete_source: bool,
-    bar: Option<indicatif::ProgressBar>,
-    total: Option<indicatif::ProgressBar>,
-) -> (Value, Result<String>) {
-    let started = Instant::now();
-    let listener = {
-        let bar = bar.clone();
-        // What this transfer added to the total line: (bytes committed, its size known).
-        let added = std::sync::Mutex::new((0u64, false));
-        move |progress: s3_wire::Progress| {
-            if let Some(bar) = &bar {
-                if let Some(size) = progress.total {
-                    bar.set_length(size);
-                }
-                bar.set_position(progress.committed);
-            }
-            if let (Some(total), Ok(mut added)) = (&total, added.lock()) {
-                if let (Some(size), false) = (progress.total, added.1) {
-                    total.inc_length(size);
-                    added.1 = true;
-                }
-                // `committed` only grows (true across retries).
-                total.inc(progress.committed.saturating_sub(added.0));
-                added.0 = added.0.max(progress.committed);
-            }
-        }
-    };
-    let (text, mut value, result) = match &job {
-        Job::Upload(path, b, k) => {
-            let text = format!("upload: {} to s3://{b}/{k}", path.display());
-            let value = json!({"operation": "upload", "source": path.display().to_string(), "bucket": b, "key": k});
-            let result = async {
-                let attributes = attributes(&attrs, path.to_str())?;
-                let output = client
-                    .upload(bucket_name(b)?, key_name(k)?, UploadSource::file(path))
-                    .on_progress(listener)
-                    .attributes(attributes)
-                    .checksum(attrs.checksum.or(Some(ChecksumAlgorithm::Crc32)))
-                    .await
-                    .map_err(|e| failure_of(&format!("upload {} to s3://{b}/{k}", path.display()), b, &e))?;
-                if delete_source {
-                    std::fs::remove_file(path).map_err(|e| Failure::new(format!("remove {}: {e}", path.display())))?;
-                }
-                Ok(json!({"size": output.size, "etag": output.etag.as_ref().map(|e| e.as_str().to_owned())}))
-            }
-            .await;
-            (text, value, result)
-        }
-        Job::Download(b, k, path) => {
-            let text = format!("download: s3://{b}/{k} to {}", path.display());
-            let value = json!({"operation": "download", "bucket": b, "key": k, "destination": path.display().to_string()});
-            let result = async {
-                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| Failure::new(format!("create {}: {e}", parent.display())))?;
-                }
-                let output = client
-                    .download(
-                        bucket_name(b)?,
-                        key_name(k)?,
-                        Destination::file(path.clone()),
-                    )
-                    .on_progress(listener)
-                    .await
-                    .map_err(|e| failure_of(&format!("download s3://{b}/{k}"), b, &e))?;
-                if delete_source {
-                    client
-                        .delete_object(DeleteObject::new(bucket_name(b)?, key_name(k)?))
-                        .await
-                        .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), b, &e))?;
-                }
-                Ok(json!({"size": output.size}))
-            }
-            .await;
-            (text, value, result)
-        }
-        Job::Copy(sb, sk, db, dk) => {
-            let text = format!("copy: s3://{sb}/{sk} to s3://{db}/{dk}");
-            let value = json!({"operation": "copy", "source": format!("s3://{sb}/{sk}"), "bucket": db, "key": dk});
-            let result = async {
-                let output = client
-                    .copy(CopySource::new(bucket_name(sb)?, key_name(sk)?), bucket_name(db)?, key_name(dk)?)
-                    .on_progress(listener)
-                    .await
-                    .map_err(|e| failure_of(&format!("copy s3://{sb}/{sk}"), sb, &e))?;
-                if delete_source {
-                    client
-                        .delete_object(DeleteObject::new(bucket_name(sb)?, key_name(sk)?))
-                        .await
-                        .map_err(|e| failure_of(&format!("delete s3://{sb}/{sk}"), sb, &e))?;
-                }
-                Ok(json!({"size": output.size, "etag": output.etag.as_ref().map(|e| e.as_str().to_owned())}))
-            }
-            .await;
-            (text, value, result)
-        }
-    };
-    value["duration_ms"] = json!(started.elapsed().as_millis() as u64);
-    match result {
-        Ok(extra) => {
-            if let (Some(v), Value::Object(extra)) = (value.as_object_mut(), extra) {
-                v.extend(extra);
-            }
-            (value, Ok(text))
-        }
-        Err(failure) => (value, Err(failure)),
-    }
-}
-
-pub(crate) async fn cp(
-    cli: &Cli,
-    client: &Client,
-    out: &Out,
-    args: &CopyArgs,
-    delete_source: bool,
-) -> Result<()> {
-    // Bad attribute values are usage errors, before anything is transferred.
-    attributes(&args.attrs, None)?;
-    let jobs = plan(client, args).await?;
-    if jobs.is_empty() {
-        return Err(Failure::new(format!("nothing matches `{}`", args.source)));
-    }
-    if args.dryrun {
-        for job in &jobs {
-            out.line(
-                format!("(dryrun) {}", describe_job(job)),
-                json!({"dryrun": describe_job(job)}),
-            );
-        }
-        return Ok(());
-    }
-    run_jobs(cli, client, out, jobs, &args.attrs, delete_source).await
-}
-
-pub(crate) async fn run_jobs(
-    cli: &Cli,
-    client: &Client,
-    out: &Out,
-    jobs: Vec<Job>,
-    attrs: &AttrArgs,
-    delete_source: bool,
-) -> Result<()> {
-    let limit = Arc::new(tokio::sync::Semaphore::new(cli.concurrency.max(1)));
-    let mut tasks = tokio::task::JoinSet::new();
-    let total = out.bars.as_ref().map(|bars| {
-        let bar = bars.add(indicatif::ProgressBar::new(0));
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "total: {msg} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta} [{elapsed}]",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let count = jobs.len();
-    let mut finished = 0usize;
-    let mut finish_one = |done| {
-        finished += 1;
-        if let Some(total) = &total {
-            total.set_message(format!("{finished}/{count} objects"));
-        }
-        report(out, done);
-    };
-    if let Some(total) = &total {
-        total.set_message(format!("0/{count} objects"));
-    }
-    let mut jobs = jobs.into_iter().peekable();
-    while jobs.peek().is_some() {
-        // Take a permit, reporting results that finish meanwhile (not only at the end).
-        let permit = loop {
-            tokio::select! {
-                permit = limit.clone().acquire_owned() => break permit,
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => finish_one(done),
-            }
-        };
-        let permit = permit.map_err(|_| Failure::new("internal: semaphore closed"))?;
-        let Some(job) = jobs.next() else { break };
-        // A bar only for a transfer that runs now.
-        let bar = out.transfer_bar(&describe_job(&job));
-        let (client, attrs, total) = (client.clone(), attrs.clone(), total.clone());
-        let bars = out.bars.clone();
-        tasks.spawn(async move {
-            let result = run_job(client, job, attrs, delete_source, bar.clone(), total).await;
-            if let Some(bar) = bar {
-                // A final draw at the final position (a fast transfer can end between two
-                // rate-limited draws), then off the screen: the result line is the record,
-                // and a thousand finished bars would not fit.
-                bar.finish();
-                if let Some(bars) = bars {
-                    bars.remove(&bar);
-                }
-            }
-            drop(permit);
-            result
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        finish_one(done);
-    }
-    if let Some(total) = &total {
-        total.finish();
-    }
-    Ok(())
-}
-
-/// Prints one finished job's result.
-pub(crate) fn report(
-    out: &Out,
-    done: std::result::Result<(Value, Result<String>), tokio::task::JoinError>,
-) {
-    match done {
-        Ok((value, Ok(text))) => out.line(text, value),
-        Ok((value, Err(failure))) => out.error(failure, value),
-        Err(panic) => out.error(format!("a transfer task failed: {panic}"), json!({})),
-    }
-}
-
-pub(crate) fn describe_job(job: &Job) -> String {
-    match job {
-        Job::Upload(p, b, k) => format!("upload: {} to s3://{b}/{k}", p.display()),
-        Job::Download(b, k, p) => format!("download: s3://{b}/{k} to {}", p.display()),
-        Job::Copy(sb, sk, db, dk) => format!("copy: s3://{sb}/{sk} to s3://{db}/{dk}"),
-    }
 }

@@ -1,7 +1,9 @@
-//! Listings: `ls` and the paginated ListObjectsV2 walk that `cp`, `rm`, `sync` and `du` share.
+//! Listings, streamed page by page (a line as soon as its page arrives, memory bounded by
+//! a page): `ls` (objects, versions, buckets), `du`, `uploads`, and the walk `rm -r` uses.
 
-use s3_wire::ops::{ListBuckets, ListObjectsV2};
-use s3_wire::{Client, Error, bucket};
+use s3_wire::Client;
+use s3_wire::ops::{ListBuckets, ListMultipartUploads, ListObjectVersions, ListObjectsV2};
+use s3_wire::xml::VersionEntry;
 use serde_json::json;
 
 use crate::location::*;
@@ -14,31 +16,19 @@ pub(crate) struct Listed {
     pub(crate) size: u64,
     pub(crate) etag: Option<String>,
     pub(crate) modified: Option<std::time::SystemTime>,
-    /// LastModified as the store sent it (RFC 3339, UTC).
-    pub(crate) modified_text: String,
     pub(crate) checksum_algorithms: Vec<String>,
 }
 
-pub(crate) async fn list_all(
+/// Calls `each` with every page of objects (and common prefixes, with `delimiter`) under
+/// `prefix`, as the pages arrive.
+pub(crate) async fn each_page(
     client: &Client,
     b: &str,
     prefix: &str,
     delimiter: bool,
-) -> Result<(Vec<Listed>, Vec<String>)> {
-    // The library's paginator asks again without `encoding-type` when a store echoes
-    // `EncodingType=url` but sends raw keys (s3s-fs does).
-    list_pages(client, b, prefix, delimiter)
-        .await
-        .map_err(|e| failure_of(&format!("list s3://{b}/{prefix}"), b, &e))
-}
-
-pub(crate) async fn list_pages(
-    client: &Client,
-    b: &str,
-    prefix: &str,
-    delimiter: bool,
-) -> Result<(Vec<Listed>, Vec<String>), Error> {
-    let mut request = ListObjectsV2::new(bucket(b)?);
+    mut each: impl AsyncFnMut(Vec<Listed>, Vec<String>) -> Result<()>,
+) -> Result<()> {
+    let mut request = ListObjectsV2::new(bucket_name(b)?);
     if !prefix.is_empty() {
         request = request.prefix(prefix);
     }
@@ -46,24 +36,26 @@ pub(crate) async fn list_pages(
         request = request.delimiter("/");
     }
     let mut pages = client.list_objects_v2_pages(request);
-    let (mut objects, mut prefixes) = (Vec::new(), Vec::new());
     while let Some(page) = pages.next_page().await {
-        let page = page?;
-        for object in page.result.contents {
-            objects.push(Listed {
+        let page = page.map_err(|e| failure_of(&format!("list s3://{b}/{prefix}"), b, &e))?;
+        let objects = page
+            .result
+            .contents
+            .into_iter()
+            .map(|object| Listed {
+                modified: object.last_modified.to_system_time(),
                 key: object.key,
                 size: object.size,
                 etag: object.etag.map(|e| e.as_str().to_owned()),
-                modified: object.last_modified.to_system_time(),
-                modified_text: object.last_modified.to_string(),
                 checksum_algorithms: object.checksum_algorithms,
-            });
-        }
-        prefixes.extend(page.result.common_prefixes);
+            })
+            .collect();
+        each(objects, page.result.common_prefixes).await?;
     }
-    Ok((objects, prefixes))
+    Ok(())
 }
 
+/// `ls`.
 pub(crate) async fn ls(
     client: &Client,
     out: &Out,
@@ -71,19 +63,23 @@ pub(crate) async fn ls(
     recursive: bool,
     human_readable: bool,
     summarize: bool,
+    versions: bool,
 ) -> Result<()> {
     let Some(path) = path.filter(|p| *p != "s3://") else {
         let mut pages = client.list_buckets_pages(ListBuckets::new());
         while let Some(page) = pages.next_page().await {
             let page = page.map_err(|e| failure_of("list buckets", "", &e))?;
             for b in page.result.buckets {
-                out.line(&b.name, json!({"bucket": b.name}));
+                let created = timestamp(b.creation_date.to_system_time());
+                out.line(
+                    format!("{created} {}", b.name),
+                    json!({"type": "bucket", "bucket": b.name, "created": created}),
+                );
             }
         }
         return Ok(());
     };
     let (b, prefix) = s3_location(path)?;
-    let (objects, prefixes) = list_all(client, &b, &prefix, !recursive).await?;
     let size_text = |size: u64| {
         if human_readable {
             human(size)
@@ -91,32 +87,148 @@ pub(crate) async fn ls(
             size.to_string()
         }
     };
-    for p in &prefixes {
-        out.line(format!("{:>32} {p}", "PRE"), json!({"prefix": p}));
-    }
-    let mut total = 0u64;
-    for o in &objects {
-        total += o.size;
-        out.line(
-            format!(
-                "{:19} {:>12} {}",
-                o.modified_text.replace('T', " ").get(..19).unwrap_or(""),
-                size_text(o.size),
-                o.key
-            ),
-            json!({"key": o.key, "size": o.size, "etag": o.etag,
-                   "last_modified": o.modified_text, "checksum_algorithms": o.checksum_algorithms}),
-        );
+    // One level shows names relative to the "directory" listed, as the AWS CLI.
+    let base_len = if recursive {
+        0
+    } else {
+        prefix.rfind('/').map_or(0, |i| i + 1)
+    };
+    let (mut objects, mut total, mut prefixes_seen) = (0u64, 0u64, 0u64);
+    if versions {
+        let mut request = ListObjectVersions::new(bucket_name(&b)?);
+        if !prefix.is_empty() {
+            request = request.prefix(prefix.clone());
+        }
+        let mut pages = client.list_object_versions_pages(request);
+        while let Some(page) = pages.next_page().await {
+            let page = page
+                .map_err(|e| failure_of(&format!("list versions in s3://{b}/{prefix}"), &b, &e))?;
+            for entry in page.result.entries {
+                let (key, version, latest, modified, size, marker) = match &entry {
+                    VersionEntry::Version(v) => (
+                        &v.key,
+                        &v.version_id,
+                        v.is_latest,
+                        &v.last_modified,
+                        v.size,
+                        false,
+                    ),
+                    VersionEntry::DeleteMarker(m) => (
+                        &m.key,
+                        &m.version_id,
+                        m.is_latest,
+                        &m.last_modified,
+                        0,
+                        true,
+                    ),
+                };
+                objects += 1;
+                total += size;
+                let when = timestamp(modified.to_system_time());
+                let note = match (marker, latest) {
+                    (true, _) => " (delete marker)",
+                    (false, true) => " (latest)",
+                    _ => "",
+                };
+                out.line(
+                    format!("{when} {:>12} {key} {version}{note}", size_text(size)),
+                    json!({"type": if marker { "delete_marker" } else { "version" },
+                           "key": key, "version_id": version, "is_latest": latest,
+                           "size": size, "last_modified": when}),
+                );
+            }
+        }
+    } else {
+        each_page(client, &b, &prefix, !recursive, async |page, prefixes| {
+            for p in &prefixes {
+                prefixes_seen += 1;
+                let shown = p.get(base_len..).unwrap_or(p);
+                out.line(
+                    format!("{:>33} {shown}", "PRE"),
+                    json!({"type": "prefix", "prefix": p}),
+                );
+            }
+            for o in &page {
+                if o.key.len() == base_len {
+                    // The "directory" object itself.
+                    continue;
+                }
+                objects += 1;
+                total += o.size;
+                let when = timestamp(o.modified);
+                out.line(
+                    format!("{when} {:>12} {}", size_text(o.size), &o.key[base_len..]),
+                    json!({"type": "object", "key": o.key, "size": o.size, "etag": o.etag,
+                           "last_modified": when, "checksum_algorithms": o.checksum_algorithms}),
+                );
+            }
+            Ok(())
+        })
+        .await?;
     }
     if summarize {
         out.line(
             format!(
-                "Total Objects: {}\n   Total Size: {}",
-                objects.len(),
+                "\nTotal Objects: {objects}\n   Total Size: {}",
                 size_text(total)
             ),
-            json!({"total_objects": objects.len(), "total_size": total}),
+            json!({"type": "summary", "total_objects": objects, "total_size": total}),
         );
+    }
+    if objects + prefixes_seen == 0 {
+        // As `aws s3 ls`: nothing there is a failure (exit 1).
+        return Err(Failure::new(format!("nothing under {path}")));
+    }
+    Ok(())
+}
+
+/// `du`: summed as the pages arrive.
+pub(crate) async fn du(client: &Client, out: &Out, path: &str, human_readable: bool) -> Result<()> {
+    let (b, key) = s3_location(path)?;
+    let (mut objects, mut total) = (0u64, 0u64);
+    each_page(
+        client,
+        &b,
+        &directory_prefix(&key),
+        false,
+        async |page, _| {
+            objects += page.len() as u64;
+            total += page.iter().map(|o| o.size).sum::<u64>();
+            Ok(())
+        },
+    )
+    .await?;
+    let size = if human_readable {
+        human(total)
+    } else {
+        total.to_string()
+    };
+    out.line(
+        format!("{size}\t{objects} objects\t{path}"),
+        json!({"type": "summary", "path": path, "objects": objects, "size": total}),
+    );
+    Ok(())
+}
+
+/// `uploads`: the multipart uploads in progress.
+pub(crate) async fn uploads(client: &Client, out: &Out, path: &str) -> Result<()> {
+    let (b, prefix) = s3_location(path)?;
+    let mut request = ListMultipartUploads::new(bucket_name(&b)?);
+    if !prefix.is_empty() {
+        request = request.prefix(prefix.clone());
+    }
+    let mut pages = client.list_multipart_uploads_pages(request);
+    while let Some(page) = pages.next_page().await {
+        let page =
+            page.map_err(|e| failure_of(&format!("list multipart uploads in s3://{b}"), &b, &e))?;
+        for upload in page.result.uploads {
+            let when = timestamp(upload.initiated.and_then(|t| t.to_system_time()));
+            out.line(
+                format!("{when} s3://{b}/{} {}", upload.key, upload.upload_id),
+                json!({"type": "upload", "bucket": b, "key": upload.key,
+                       "upload_id": upload.upload_id, "initiated": when}),
+            );
+        }
     }
     Ok(())
 }

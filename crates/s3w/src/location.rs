@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use s3_wire::key;
 use s3_wire::ops::{BucketName, ObjectKey};
-use s3_wire::{bucket, key};
 
 use crate::report::*;
 
@@ -56,7 +56,16 @@ pub(crate) fn directory_prefix(key: &str) -> String {
 }
 
 pub(crate) fn bucket_name(name: &str) -> Result<BucketName> {
-    bucket(name).map_err(|e| Failure::new(format!("invalid bucket name `{name}`: {e}")))
+    BucketName::new(name).map_err(|e| {
+        let reason = match &e {
+            s3_wire::ops::Error::InvalidInput(s3_wire::ops::InvalidInput::BucketName {
+                reason,
+                ..
+            }) => (*reason).to_owned(),
+            other => other.to_string(),
+        };
+        usage(format!("invalid bucket name `{name}`: {reason}"))
+    })
 }
 
 pub(crate) fn key_name(name: &str) -> Result<ObjectKey> {
@@ -71,11 +80,4 @@ pub(crate) fn object_key(text: &str) -> Result<(BucketName, ObjectKey, String, S
         )));
     }
     Ok((bucket_name(&b)?, key_name(&k)?, b, k))
-}
-
-pub(crate) fn show(location: &Location) -> String {
-    match location {
-        Location::Local(p) => p.display().to_string(),
-        Location::S3 { bucket: b, key: k } => format!("s3://{b}/{k}"),
-    }
 }

@@ -22,9 +22,17 @@ pub(crate) fn parse_range(text: &str) -> Result<ByteRange> {
     ByteRange::new(first, last).map_err(|e| usage(format!("--range {text}: {e}")))
 }
 
-pub(crate) async fn cat(client: &Client, path: &str, range: Option<&str>) -> Result<()> {
+pub(crate) async fn cat(
+    client: &Client,
+    path: &str,
+    range: Option<&str>,
+    version_id: Option<&str>,
+) -> Result<()> {
     let (bn, kn, b, k) = object_key(path)?;
     let mut request = GetObject::new(bn, kn);
+    if let Some(version) = version_id {
+        request = request.version_id(version);
+    }
     if let Some(range) = range {
         request = request.range(parse_range(range)?);
     }
@@ -45,10 +53,19 @@ pub(crate) async fn cat(client: &Client, path: &str, range: Option<&str>) -> Res
     Ok(())
 }
 
-pub(crate) async fn stat(client: &Client, out: &Out, path: &str) -> Result<()> {
+pub(crate) async fn stat(
+    client: &Client,
+    out: &Out,
+    path: &str,
+    version_id: Option<&str>,
+) -> Result<()> {
     let (bn, kn, b, k) = object_key(path)?;
+    let mut request = HeadObject::new(bn, kn).checksum_mode(true);
+    if let Some(version) = version_id {
+        request = request.version_id(version);
+    }
     let head = client
-        .head_object(HeadObject::new(bn, kn).checksum_mode(true))
+        .head_object(request)
         .await
         .map_err(|e| failure_of(&format!("stat s3://{b}/{k}"), &b, &e))?;
     let mut checksums = head
@@ -70,17 +87,19 @@ pub(crate) async fn stat(client: &Client, out: &Out, path: &str) -> Result<()> {
         .collect();
     let etag = head.etag.as_ref().map(|e| e.as_str().to_owned());
     let value = json!({
-        "bucket": b, "key": k, "size": head.content_length, "etag": etag,
+        "type": "head", "bucket": b, "key": k, "size": head.content_length, "etag": etag,
+        "version_id": head.version_id, "last_modified": timestamp(head.last_modified),
         "content_type": head.content_type, "parts": head.parts_count,
         "storage_class": head.storage_class.as_ref().map(|c| c.as_str().to_owned()),
         "metadata": head.metadata, "checksums": checksum_values,
         "checksum_type": checksum_type,
     });
     let mut text = format!(
-        "Name      : s3://{b}/{k}\nSize      : {}\nETag      : {}\nType      : {}\nParts     : {}\nChecksums : {checksums}",
+        "Name      : s3://{b}/{k}\nSize      : {}\nModified  : {}\nETag      : {}\nType      : {}\nParts     : {}\nChecksums : {checksums}",
         head.content_length
             .map(|s| s.to_string())
             .unwrap_or_default(),
+        timestamp(head.last_modified),
         etag.unwrap_or_default(),
         head.content_type.clone().unwrap_or_default(),
         head.parts_count

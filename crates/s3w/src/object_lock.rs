@@ -30,6 +30,24 @@ pub(crate) struct ObjectLockArgs {
 }
 
 impl ObjectLockArgs {
+    /// The flags given.
+    pub(crate) fn given(&self) -> Vec<&'static str> {
+        [
+            (self.object_lock_mode.is_some(), "--object-lock-mode"),
+            (
+                self.object_lock_retain_until_date.is_some(),
+                "--object-lock-retain-until-date",
+            ),
+            (
+                self.object_lock_legal_hold_status.is_some(),
+                "--object-lock-legal-hold-status",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(set, name)| set.then_some(name))
+        .collect()
+    }
+
     /// The attributes with the retention and legal hold asked for.
     pub(crate) fn apply(&self, mut attributes: ObjectAttributes) -> Result<ObjectAttributes> {
         if let (Some(mode), Some(until)) =

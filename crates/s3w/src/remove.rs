@@ -1,10 +1,12 @@
-//! `rm`: one object, or a prefix through DeleteObjects in batches of 1,000.
+//! `rm`: one object, or a directory through DeleteObjects, a batch per listing page as it
+//! arrives (never the whole listing in memory).
 
 use s3_wire::Client;
 use s3_wire::ops::DeleteObject;
 use s3_wire::ops::ops::DeleteObjects;
 use serde_json::json;
 
+use crate::filter::*;
 use crate::listing::*;
 use crate::location::*;
 use crate::report::*;
@@ -15,45 +17,52 @@ pub(crate) async fn rm(
     path: &str,
     recursive: bool,
     dryrun: bool,
+    filter: &Filter,
 ) -> Result<()> {
     let (b, k) = s3_location(path)?;
-    let keys: Vec<String> = if recursive {
-        list_all(client, &b, &directory_prefix(&k), false)
-            .await?
-            .0
-            .into_iter()
-            .map(|o| o.key)
-            .collect()
-    } else {
+    if !recursive {
         if k.is_empty() {
             return Err(usage(format!(
-                "`{path}` names no object: use --recursive to delete a prefix"
+                "`{path}` names no object: use --recursive to delete a directory"
             )));
         }
-        vec![k.clone()]
-    };
-    if dryrun {
-        for key in &keys {
+        if dryrun {
             out.line(
-                format!("(dryrun) delete: s3://{b}/{key}"),
-                json!({"dryrun": "delete", "bucket": b, "key": key}),
+                format!("(dryrun) delete: s3://{b}/{k}"),
+                json!({"type": "dryrun", "operation": "delete", "bucket": b, "key": k}),
             );
+            return Ok(());
         }
-        return Ok(());
-    }
-    if !recursive {
         client
             .delete_object(DeleteObject::new(bucket_name(&b)?, key_name(&k)?))
             .await
             .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), &b, &e))?;
         out.line(
             format!("delete: s3://{b}/{k}"),
-            json!({"operation": "delete", "bucket": b, "key": k}),
+            json!({"type": "result", "operation": "delete", "bucket": b, "key": k}),
         );
         return Ok(());
     }
-    for batch in keys.chunks(1000) {
-        let names = batch
+    let prefix = directory_prefix(&k);
+    each_page(client, &b, &prefix, false, async |page, _| {
+        let keys: Vec<String> = page
+            .into_iter()
+            .map(|o| o.key)
+            .filter(|key| filter.keeps(&key[prefix.len()..]))
+            .collect();
+        if dryrun {
+            for key in &keys {
+                out.line(
+                    format!("(dryrun) delete: s3://{b}/{key}"),
+                    json!({"type": "dryrun", "operation": "delete", "bucket": b, "key": key}),
+                );
+            }
+            return Ok(());
+        }
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let names = keys
             .iter()
             .map(|k| key_name(k))
             .collect::<Result<Vec<_>>>()?;
@@ -64,7 +73,7 @@ pub(crate) async fn rm(
         for deleted in &result.result.deleted {
             out.line(
                 format!("delete: s3://{b}/{}", deleted.key),
-                json!({"operation": "delete", "bucket": b, "key": deleted.key}),
+                json!({"type": "result", "operation": "delete", "bucket": b, "key": deleted.key}),
             );
         }
         for error in &result.result.errors {
@@ -78,6 +87,7 @@ pub(crate) async fn rm(
                 json!({"operation": "delete", "bucket": b, "key": key, "code": error.code}),
             );
         }
-    }
-    Ok(())
+        Ok(())
+    })
+    .await
 }

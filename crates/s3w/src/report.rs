@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use s3_wire::{Error, ErrorKind};
+use s3_wire::{Cleanup, Error, ErrorKind};
 use serde_json::{Value, json};
 
 /// A failure reported to the user as one line; with the S3 error code and request id
@@ -17,6 +17,8 @@ pub(crate) struct Failure {
     pub code: Option<String>,
     /// The request id of the failed request.
     pub request_id: Option<String>,
+    /// The exit status, if not the usual (1; 2 for usage errors).
+    pub exit_code: Option<i32>,
 }
 
 impl Failure {
@@ -26,6 +28,7 @@ impl Failure {
             message: message.into(),
             code: None,
             request_id: None,
+            exit_code: None,
         }
     }
 }
@@ -43,6 +46,7 @@ pub(crate) fn failure_of(what: &str, bucket_name: &str, error: &Error) -> Failur
         message: describe(what, bucket_name, error),
         code: s3.map(|s| s.code.clone()),
         request_id: s3.and_then(|s| s.request_id.clone()),
+        exit_code: None,
     }
 }
 
@@ -104,6 +108,9 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
         };
         return hint;
     }
+    if error.is_cancelled() {
+        return format!("{what}: cancelled{}", cleanup_note(error));
+    }
     if error.is_not_found() {
         return format!("{what}: not found (404); check the bucket and key");
     }
@@ -114,7 +121,29 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
         ErrorKind::Credentials => format!(
             "{what}: {error}; set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or choose a --profile"
         ),
+        // A local failure's words are in its source (the path and the OS error).
+        ErrorKind::Io => match std::error::Error::source(error) {
+            Some(cause) => format!("{what}: {}", one_line(&cause.to_string())),
+            None => format!("{what}: {}", one_line(&error.to_string())),
+        },
         _ => format!("{what}: {}", one_line(&error.to_string())),
+    }
+}
+
+/// What a failed or cancelled transfer left behind, as a note: `" (its multipart upload
+/// was aborted)"`, or how to remove what it could not.
+pub(crate) fn cleanup_note(error: &Error) -> String {
+    match error.transfer().map(|failure| &failure.cleanup) {
+        Some(Cleanup::Aborted) => " (its multipart upload was aborted)".to_owned(),
+        Some(Cleanup::AbortFailed(why)) => format!(
+            " (aborting its multipart upload failed: {}; `s3w abort-stale` removes it later)",
+            one_line(why)
+        ),
+        Some(Cleanup::KeptForResume(journal)) => format!(
+            " (its multipart upload is kept for a resume, journal {})",
+            journal.display()
+        ),
+        _ => String::new(),
     }
 }
 
@@ -128,11 +157,12 @@ pub(crate) struct Out {
     pub(crate) json: bool,
     pub(crate) quiet: bool,
     pub(crate) failed: Arc<AtomicBool>,
-    /// Live progress bars on stderr (a terminal, and neither --no-progress, --quiet nor --json).
+    /// Live progress on stderr (a terminal, and neither --no-progress, --quiet nor --json).
     pub(crate) bars: Option<indicatif::MultiProgress>,
 }
 
 impl Out {
+    /// A result line, or its JSON object (which carries a `type`).
     pub(crate) fn line(&self, text: impl AsRef<str>, value: Value) {
         if self.json {
             println!("{value}");
@@ -144,32 +174,47 @@ impl Out {
         }
     }
 
-    /// A bar for one transfer, driven by the library's progress listener.
-    pub(crate) fn transfer_bar(&self, label: &str) -> Option<indicatif::ProgressBar> {
-        let bars = self.bars.as_ref()?;
-        let bar = bars.add(indicatif::ProgressBar::new(0));
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg:30!} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_message(label.to_owned());
-        Some(bar)
+    /// A progress display for this command, on a terminal.
+    pub(crate) fn meter(&self, single: Option<String>) -> Option<Arc<crate::progress::Meter>> {
+        Some(Arc::new(crate::progress::Meter::new(
+            self.bars.as_ref()?,
+            single,
+        )))
     }
 
+    /// A failure: one line on stderr, and with --json an object of `type` `error` on stdout
+    /// (with the fields of `value`, the S3 error code and the request id).
     pub(crate) fn error(&self, failure: impl Into<Failure>, value: Value) {
         let failure = failure.into();
         self.failed.store(true, Ordering::SeqCst);
         if self.json {
-            let mut value = value;
-            value["error"] = json!(failure.message);
-            value["code"] = json!(failure.code);
-            value["request_id"] = json!(failure.request_id);
-            println!("{value}");
+            println!("{}", error_value(&failure, value));
         }
-        eprintln!("s3w: {}", failure.message);
+        match &self.bars {
+            Some(bars) => bars.suspend(|| eprintln!("s3w: {}", failure.message)),
+            None => eprintln!("s3w: {}", failure.message),
+        }
     }
+}
+
+/// The JSON object of a failure.
+pub(crate) fn error_value(failure: &Failure, value: Value) -> Value {
+    let mut value = if value.is_object() { value } else { json!({}) };
+    value["type"] = json!("error");
+    value["error"] = json!(failure.message);
+    value["code"] = json!(failure.code);
+    value["request_id"] = json!(failure.request_id);
+    value
+}
+
+/// A time as `2026-12-01T10:00:00Z`: UTC, whole seconds, fixed width.
+pub(crate) fn timestamp(time: Option<std::time::SystemTime>) -> String {
+    time.and_then(s3_wire::xml::Timestamp::from_system_time)
+        .map(|t| {
+            let text = t.to_string();
+            format!("{}Z", text.get(..19).unwrap_or(&text))
+        })
+        .unwrap_or_else(|| "-".repeat(20))
 }
 
 pub(crate) fn human(size: u64) -> String {

@@ -2,110 +2,31 @@
 //! object's upload is refused (403 AccessDenied every time), another's first attempt gets a
 //! 503 SlowDown (retried by the library); the rest pass through untouched.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Reads one HTTP/1.1 request (headers and a `content-length` body).
-fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 4096];
-    let head_end = loop {
-        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
-        }
-        let n = stream.read(&mut byte).ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&byte[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let length: usize = head
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse().ok())?
-        })
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        let n = stream.read(&mut byte).ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&byte[..n]);
-    }
-    Some((head, buf))
-}
+mod support;
 
-fn error_reply(status: &str, code: &str) -> Vec<u8> {
-    let body = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>{code}</Code>\
-         <Message>injected by the test</Message><RequestId>FAULT-1</RequestId></Error>"
-    );
-    format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/xml\r\nx-amz-request-id: FAULT-1\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
+use support::proxy::{Proxy, Verdict, error_reply};
 
-/// A proxy to `upstream`, one request per connection.
+/// A proxy to `upstream`: every PUT of `broken` is refused, the first PUT of `flaky` gets a
+/// 503.
 fn start_proxy(upstream: String, slowdowns: Arc<AtomicUsize>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let upstream = upstream.clone();
-            let slowdowns = slowdowns.clone();
-            std::thread::spawn(move || {
-                let Some((head, request)) = read_request(&mut stream) else {
-                    return;
-                };
-                let line = head.lines().next().unwrap_or_default().to_owned();
-                if line.starts_with("PUT") && line.contains("broken") {
-                    let _ = stream.write_all(&error_reply("403 Forbidden", "AccessDenied"));
-                    return;
-                }
-                if line.starts_with("PUT")
-                    && line.contains("flaky")
-                    && slowdowns.fetch_add(1, Ordering::SeqCst) == 0
-                {
-                    let _ = stream.write_all(&error_reply("503 Service Unavailable", "SlowDown"));
-                    return;
-                }
-                // Forward with `connection: close`, then relay the answer to its end.
-                let end = line.len() + 2;
-                let mut forwarded = request[..end].to_vec();
-                forwarded.extend_from_slice(b"connection: close\r\n");
-                forwarded.extend(
-                    String::from_utf8_lossy(&request[end..head.len()])
-                        .split("\r\n")
-                        .filter(|l| !l.to_ascii_lowercase().starts_with("connection:"))
-                        .collect::<Vec<_>>()
-                        .join("\r\n")
-                        .into_bytes(),
-                );
-                forwarded.extend_from_slice(&request[head.len()..]);
-                let Ok(mut up) = TcpStream::connect(&upstream) else {
-                    return;
-                };
-                if up.write_all(&forwarded).is_err() {
-                    return;
-                }
-                let mut answer = Vec::new();
-                let _ = up.read_to_end(&mut answer);
-                let _ = stream.write_all(&answer);
-            });
+    Proxy::start(&upstream, move |line| {
+        if line.starts_with("PUT") && line.contains("broken") {
+            Verdict::Answer(error_reply("403 Forbidden", "AccessDenied"))
+        } else if line.starts_with("PUT")
+            && line.contains("flaky")
+            && slowdowns.fetch_add(1, Ordering::SeqCst) == 0
+        {
+            Verdict::Answer(error_reply("503 Service Unavailable", "SlowDown"))
+        } else {
+            Verdict::Forward
         }
-    });
-    format!("http://{address}")
+    })
+    .endpoint
 }
 
 fn s3w(server: &local_s3::LocalS3, endpoint: &str, home: &Path, args: &[&str]) -> Command {

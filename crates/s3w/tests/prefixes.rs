@@ -30,13 +30,14 @@ fn seeded() -> Env {
 }
 
 fn keys(env: &Env, path: &str) -> Vec<String> {
-    let out = env.ok(&["--json", "ls", "--recursive", path]);
-    let mut keys: Vec<String> = out
+    // An empty listing exits 1 with an error object (as `aws s3 ls` exits 1).
+    let out = env.run(&["--json", "ls", "--recursive", path]);
+    let mut keys: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
         .lines()
-        .map(|line| {
-            let entry: serde_json::Value = serde_json::from_str(line).unwrap();
-            entry["key"].as_str().unwrap().to_owned()
-        })
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|entry| entry["type"] == "object")
+        .map(|entry| entry["key"].as_str().unwrap().to_owned())
         .collect();
     keys.sort();
     keys

@@ -23,22 +23,28 @@ struct Options {
     weight: bool,
 }
 
-fn options(args: &[String]) -> Result<Options, String> {
+/// `--name value` flags (and the value-less `switches`, as "1") by name.
+pub fn flags(args: &[String], switches: &[&str]) -> Result<BTreeMap<String, String>, String> {
     let mut f = BTreeMap::new();
     let mut iter = args.iter();
     while let Some(flag) = iter.next() {
         let name = flag
             .strip_prefix("--")
             .ok_or_else(|| format!("unexpected argument {flag}"))?;
-        let value = match name {
-            "tiny" | "weight" => "1".to_owned(),
-            _ => iter
-                .next()
+        let value = if switches.contains(&name) {
+            "1".to_owned()
+        } else {
+            iter.next()
                 .ok_or_else(|| format!("{flag} needs a value"))?
-                .clone(),
+                .clone()
         };
         f.insert(name.to_owned(), value);
     }
+    Ok(f)
+}
+
+fn options(args: &[String]) -> Result<Options, String> {
+    let f = flags(args, &["tiny", "weight"])?;
     let list = |name: &str, default: &str| -> Vec<String> {
         f.get(name)
             .map_or(default, String::as_str)

@@ -7,6 +7,7 @@
 //!     [--servers null,local-s3] [--workloads put,get,...] [--tiny] [--weight]
 //!     [--out DIR] [--name NAME]
 //! cargo run --release -p perf -- null-server
+//! cargo run --release -p perf -- cli [--reps 3] [--clients s3w,rclone,aws] [--tiny]
 //! ```
 //!
 //! `S3W_PERF_PAYLOAD_SIGNING=unsigned-with-checksum` runs s3-wire with checksummed payloads
@@ -25,11 +26,15 @@
 //! time is the operation's own (the peer's clock around the workload, curl's
 //! `%{time_total}`), so process start-up is not charged to a transfer.
 //!
+//! `perf cli` ([`cli`]) runs the command-line clients instead (s3w, rclone, the AWS CLI)
+//! as a user does, one process per operation.
+//!
 //! Modules: [`workloads`] (what runs), [`servers`] (where), [`clients`] (who, and how
 //! each is started), [`harness`] (the loop), [`report`], [`machine`], [`null`] (the null
 //! server), [`child`] (s3-wire as a peer).
 
 mod child;
+mod cli;
 mod clients;
 mod harness;
 mod machine;
@@ -53,7 +58,8 @@ fn main() {
             Ok(())
         }
         Some("null-server") => serve_null(),
-        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server".into()),
+        Some("cli") => cli::run(&args[1..]),
+        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server | perf cli [--reps N] [--clients s3w,rclone,aws] [--tiny] [--out DIR] [--name NAME]".into()),
     };
     if let Err(err) = result {
         eprintln!("perf: {err}");

@@ -7,6 +7,11 @@
 //!   journal in `journal.rs`), [`download`](crate::Client::download) (`download.rs`) and
 //!   [`copy`](crate::Client::copy) (`copy.rs`), each returning a [`TransferHandle`]
 //!   (`handle.rs`): progress, cancellation, the result;
+//! - [`upload_directory`](crate::Client::upload_directory),
+//!   [`download_directory`](crate::Client::download_directory) and
+//!   [`copy_directory`](crate::Client::copy_directory) (`directory.rs`): many objects at once
+//!   over those, the listing streamed, with filters, sync comparisons and an aggregate
+//!   progress;
 //! - `multipart.rs`: the driver loop of multipart uploads and copies;
 //! - `budget.rs`: the one byte budget per client that part data is admitted against before
 //!   its request is dispatched;
@@ -17,6 +22,7 @@
 
 mod budget;
 mod copy;
+mod directory;
 mod download;
 mod handle;
 mod integrity;
@@ -31,6 +37,11 @@ mod wake;
 pub(crate) use budget::MemoryBudget;
 pub use budget::{MemoryUsage, TransferMemory};
 pub use copy::{CopyBuilder, CopyOutput};
+pub use directory::{
+    Action, Compare, Completed, DirectoryBuilder, DirectoryEntry, DirectoryHandle, DirectoryOutput,
+    DirectoryProgress, FailurePolicy, LocalIssue, MTIME_METADATA, ObjectOutcome, Place, SkipReason,
+    format_mtime, object_mtime,
+};
 pub use download::{Destination, DownloadBuilder, DownloadOutput};
 pub use handle::TransferHandle;
 pub(crate) use progress::PartProgress;

@@ -350,7 +350,7 @@ async fn campaign(
     result
 }
 
-fn faulty_plan(seed: u64, probability: f64) -> FaultPlan {
+pub(crate) fn faulty_plan(seed: u64, probability: f64) -> FaultPlan {
     let mut plan = FaultPlan::new(seed, probability);
     for (kind, weight) in [
         (FaultKind::SlowDown, 4),

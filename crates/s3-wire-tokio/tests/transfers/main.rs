@@ -6,6 +6,7 @@
 //! - `local_s3.rs`: transfers against `tools/local-s3` (s3s-fs) at the part boundaries;
 //! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
+//! - `directory.rs`: directory transfers (2,000 files through faults, sync, policies);
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
 //! - `access_modes.rs`: anonymous, Requester Pays, access points, S3 Express, FIPS /
 //!   dual-stack / acceleration hosts, through a TLS gateway in front of the fault store;
@@ -19,6 +20,7 @@ mod fault_store;
 mod helpers;
 
 mod access_modes;
+mod directory;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;

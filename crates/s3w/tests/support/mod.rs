@@ -4,6 +4,8 @@
 // Each test binary uses its own part of it.
 #![allow(dead_code)]
 
+pub mod proxy;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
