@@ -41,6 +41,21 @@ pub(crate) struct Cli {
     /// The endpoint URL (e.g. http://127.0.0.1:9000).
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub endpoint_url: Option<String>,
+    /// Send nothing signed and look up no credentials: for public buckets.
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub no_sign_request: bool,
+    /// `requester`: pay for the requests to a Requester Pays bucket (sent with every
+    /// request; such a bucket refuses them with 403 otherwise).
+    #[arg(long, global = true, value_name = "requester", help_heading = GLOBAL)]
+    pub request_payer: Option<RequestPayer>,
+    /// A PEM file of the certificate authorities to trust for TLS (a corporate CA), on top
+    /// of the platform's; overrides AWS_CA_BUNDLE and the profile's ca_bundle.
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
+    pub ca_bundle: Option<std::path::PathBuf>,
+    /// Dangerous: accept any TLS certificate, so anyone on the path can read and change
+    /// the traffic. For a throwaway test rig; prefer --ca-bundle.
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub no_verify_ssl: bool,
     /// One JSON object per line (each with a `type`), failures included.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
@@ -59,6 +74,13 @@ pub(crate) struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Who pays for requests to a Requester Pays bucket (the AWS CLI's only value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RequestPayer {
+    /// The caller.
+    Requester,
 }
 
 /// Transfer tuning, global to every command.

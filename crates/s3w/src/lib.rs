@@ -138,6 +138,22 @@ async fn client(cli: &Cli) -> Result<Client> {
     if let Some(region) = &cli.region {
         builder = builder.region(region.clone());
     }
+    if cli.no_sign_request {
+        builder = builder.anonymous();
+    }
+    if cli.request_payer.is_some() {
+        builder = builder.request_payer(true);
+    }
+    if let Some(bundle) = &cli.ca_bundle {
+        builder = builder.ca_bundle(bundle.clone());
+    }
+    if cli.no_verify_ssl {
+        eprintln!(
+            "s3w: warning: --no-verify-ssl: TLS certificates are not checked; anyone on the \
+             network path can read and change this traffic"
+        );
+        builder = builder.danger_accept_invalid_certificates(true);
+    }
     builder = builder.transfer_options(upload_options(&cli.tuning));
     if let Some(memory) = cli.tuning.max_memory {
         builder = builder.transfer_memory(memory);

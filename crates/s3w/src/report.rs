@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use s3_wire::{Cleanup, Error, ErrorKind};
+use s3_wire::{Cleanup, Error, ErrorKind, TransportErrorKind};
 use serde_json::{Value, json};
 
 /// A failure reported to the user as one line; with the S3 error code and request id
@@ -115,6 +115,11 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
         return format!("{what}: not found (404); check the bucket and key");
     }
     match error.kind() {
+        ErrorKind::Transport(TransportErrorKind::Tls) => format!(
+            "{what}: {}; if the store's certificate comes from a private or corporate CA, trust \
+             it with --ca-bundle FILE (or AWS_CA_BUNDLE)",
+            one_line(&error_chain(error))
+        ),
         ErrorKind::Transport(_) | ErrorKind::Timeout(_) => format!(
             "{what}: {error}; check --endpoint-url / AWS_ENDPOINT_URL and that the store is reachable"
         ),
@@ -149,6 +154,21 @@ pub(crate) fn cleanup_note(error: &Error) -> String {
 
 pub(crate) fn one_line(text: &str) -> String {
     text.replace('\n', " ")
+}
+
+/// An error and its causes, `: `-separated (a TLS failure's reason is in its sources:
+/// `invalid peer certificate: UnknownIssuer`).
+fn error_chain(error: &Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(next) = cause {
+        let next_text = next.to_string();
+        if !text.contains(&next_text) {
+            text = format!("{text}: {next_text}");
+        }
+        cause = next.source();
+    }
+    text
 }
 
 /// Output: plain lines or JSON lines on stdout; errors on stderr.

@@ -22,6 +22,8 @@ pub struct Proxy {
     pub endpoint: String,
     /// `(request line, status)` of every request answered, in order.
     pub seen: Arc<Mutex<Vec<(String, u16)>>>,
+    /// The head (request line and headers) of every request received, in order.
+    pub heads: Arc<Mutex<Vec<String>>>,
 }
 
 impl Proxy {
@@ -34,17 +36,24 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let heads = Arc::new(Mutex::new(Vec::new()));
         let rule = Arc::new(rule);
-        let record = seen.clone();
+        let (record, record_head) = (seen.clone(), heads.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let (upstream, rule, record) = (upstream.clone(), rule.clone(), record.clone());
+                let (upstream, rule, record, record_head) = (
+                    upstream.clone(),
+                    rule.clone(),
+                    record.clone(),
+                    record_head.clone(),
+                );
                 std::thread::spawn(move || {
                     let Some((head, request)) = read_request(&mut stream) else {
                         return;
                     };
                     let line = head.lines().next().unwrap_or_default().to_owned();
+                    record_head.lock().unwrap().push(head.clone());
                     let answer = match rule(&line) {
                         Verdict::Answer(answer) => answer,
                         verdict => {
@@ -71,6 +80,7 @@ impl Proxy {
         Proxy {
             endpoint: format!("http://{address}"),
             seen,
+            heads,
         }
     }
 
