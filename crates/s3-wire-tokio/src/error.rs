@@ -273,6 +273,13 @@ impl Error {
         self.inner.outcome_unknown = unknown;
     }
 
+    /// What the caller can do about this error, when the client knows more than the
+    /// store said (an `AccessDenied` to an anonymous request, or one that may come from a
+    /// Requester Pays bucket). Also part of the `Display` text.
+    pub fn hint(&self) -> Option<&'static str> {
+        self.inner.hint
+    }
+
     pub(crate) fn set_hint(&mut self, hint: &'static str) {
         self.inner.hint = Some(hint);
     }

@@ -83,8 +83,15 @@ pub(crate) fn describe(what: &str, bucket_name: &str, error: &Error) -> String {
                 s3.code
             ),
             "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch" => format!(
-                "{what}: access denied ({}{id}); check the credentials (--profile, AWS_ACCESS_KEY_ID) and the bucket policy",
-                s3.code
+                "{what}: access denied ({}{id}); check the credentials (--profile, \
+                 AWS_ACCESS_KEY_ID) and the bucket policy{}",
+                s3.code,
+                // The client's knowledge: an unsigned request, or a possible Requester Pays
+                // bucket.
+                error
+                    .hint()
+                    .map(|hint| format!("; {hint}"))
+                    .unwrap_or_default()
             ),
             "InvalidObjectState" => format!(
                 "{what}: the object is archived ({}, {}{id}); restore a copy first with \

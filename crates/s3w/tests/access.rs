@@ -82,7 +82,10 @@ fn request_payer_goes_with_every_request_and_no_sign_request_signs_nothing() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("access denied"), "{stderr}");
+    assert!(
+        stderr.contains("access denied") && stderr.contains("unsigned"),
+        "the refusal says the request was unsigned: {stderr}"
+    );
     let heads = std::mem::take(&mut *proxy.heads.lock().unwrap());
     assert!(!heads.is_empty());
     for head in &heads {

@@ -252,6 +252,12 @@ async fn requester_pays_reaches_every_operation_and_its_refusal_names_the_remedy
         .await
         .unwrap_err();
     assert!(error.to_string().contains("Requester Pays"), "{error}");
+    assert!(
+        error
+            .hint()
+            .is_some_and(|hint| hint.contains("request_payer")),
+        "the remedy is the error's hint: {error:?}"
+    );
     // Per request, through a view of the same client.
     let view = plain.with_request_extras(RequestExtras::new().request_payer(true));
     let body = view
