@@ -18,6 +18,7 @@
 mod budget;
 mod copy;
 mod download;
+mod download_resume;
 mod handle;
 mod integrity;
 mod journal;

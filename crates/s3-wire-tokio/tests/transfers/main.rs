@@ -7,6 +7,8 @@
 //! - `faults.rs`: the seeded fault campaign and single behaviours (pinning, per-part
 //!   verification, lost answers, the stale-upload sweep, the memory cap);
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
+//! - `download_resume.rs`: downloads to a file resumed after SIGKILL or a failure, and
+//!   started over when the object changed;
 //! - `store_quirks.rs`: real stores' deviations, imitated by the fault store, and what the
 //!   client does about each.
 
@@ -16,6 +18,7 @@ mod support;
 mod fault_store;
 mod helpers;
 
+mod download_resume;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;
