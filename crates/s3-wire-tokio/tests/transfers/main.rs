@@ -9,6 +9,8 @@
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
 //! - `download_resume.rs`: downloads to a file resumed after SIGKILL or a failure, and
 //!   started over when the object changed;
+//! - `measure.rs`: measurements against a real store, run on request (they write into
+//!   `measurements/`);
 //! - `store_quirks.rs`: real stores' deviations, imitated by the fault store, and what the
 //!   client does about each.
 
@@ -22,5 +24,6 @@ mod download_resume;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;
+mod measure;
 mod recovery;
 mod store_quirks;
