@@ -229,7 +229,7 @@ impl DownloadBuilder {
     /// Whether the range size grows where each request costs more than its bytes (default:
     /// on). The ranges start at `part_size`; when a range's answer takes longer to begin
     /// than its body takes to arrive (a store that does much work per request), the ranges
-    /// still to come grow by that ratio (2 to 8 times), up to 128 MiB and to one range per
+    /// still to come grow by that ratio (2 to 16 times), up to 128 MiB and to one range per
     /// GET in flight; to a writer, which holds whole ranges, only as far as the window of
     /// them fits the client's transfer memory. They never shrink below `part_size`. A
     /// download by part numbers (a composite checksum checked part by part) keeps the parts'
@@ -1217,7 +1217,7 @@ impl Driver {
     /// Grows the ranges still to be cut when the requests cost more than their bytes: a
     /// range of the current size whose answer took longer to start than its body took to
     /// arrive (a store that does much per request, moto for one) makes the next ones larger,
-    /// by the ratio (2 to 8 times) up to [`Driver::largest_range`]. Only plain ranges adapt
+    /// by the ratio (2 to 16 times) up to [`Driver::largest_range`]. Only plain ranges adapt
     /// (parts are the object's).
     fn adapt_range_size(&mut self, len: u64, timing: Option<RangeTiming>) {
         let Some(RangeTiming { first_byte, body }) = timing else {
@@ -1231,7 +1231,7 @@ impl Driver {
             return;
         }
         let ratio = first_byte.as_secs_f64() / body.as_secs_f64().max(1e-6);
-        let factor = (ratio.ceil() as u64).next_power_of_two().clamp(2, 8);
+        let factor = (ratio.ceil() as u64).next_power_of_two().clamp(2, 16);
         let grown = current.saturating_mul(factor).min(self.largest_range);
         let _ = self.scheduler.set_range_size(grown);
     }

@@ -324,8 +324,9 @@ async fn ranges_grow_where_each_request_costs_more_than_its_bytes() {
         sizes[..sizes.len() - 1].windows(2).all(|w| w[0] <= w[1]),
         "sizes only grow (but the last, the rest of the object): {sizes:?}"
     );
-    let largest = 32 * PART; // half the object: one range per GET in flight
-    assert_eq!(sizes.iter().max(), Some(&largest), "{sizes:?}");
+    // Grown at least eightfold, never past half the object (one range per GET in flight).
+    let largest = *sizes.iter().max().unwrap();
+    assert!((8 * PART..=32 * PART).contains(&largest), "{sizes:?}");
     assert!(
         sizes.len() < 10,
         "{} ranges instead of 63: {sizes:?}",
