@@ -3,7 +3,7 @@
 //! `--ops` operations, `--concurrency` at a time, of every kind a user mixes — small PUT, GET,
 //! HEAD and DELETE, 256 KiB PUTs, listings, managed multipart uploads and parallel downloads
 //! to a file — and a share of them (`--fault-share`, in the middle of the run) goes through a
-//! fault-injecting TCP proxy in the parent that refuses or cuts connections. Every
+//! fault-injecting TCP proxy in the parent that refuses or cuts half of its connections. Every
 //! `--sample-ms` the child samples itself: resident memory, open file descriptors, sockets
 //! (its connection pool and requests in flight: the servers and the proxy live in the
 //! parent), threads and live Tokio tasks. The parent writes the samples and, per metric, the
@@ -50,6 +50,10 @@ const MEDIUM: u64 = 256 * 1024;
 const LARGE_UPLOAD: u64 = 20 * MIB;
 /// The object the managed downloads read (three ranges of 8 MiB).
 const LARGE_DOWNLOAD: u64 = 24 * MIB;
+
+/// The share of the proxy's connections it refuses or cuts (pooled connections carry many
+/// requests, so this is far fewer failed requests).
+const FAULT_PROBABILITY: f64 = 0.5;
 
 /// The operations of the mix and their weights (per 1000).
 const MIX: [(&str, u32); 9] = [
@@ -196,7 +200,7 @@ fn soak_server(
         .trim_end_matches('/')
         .parse()
         .map_err(|e| format!("{}: {e}", server.endpoint))?;
-    let proxy = runtime.block_on(FaultProxy::start(upstream, 0.1))?;
+    let proxy = runtime.block_on(FaultProxy::start(upstream, FAULT_PROBABILITY))?;
     let child_scratch = scratch.join(format!("child-{name}"));
     std::fs::create_dir_all(&child_scratch).map_err(|e| e.to_string())?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -735,7 +739,7 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
          fault proxy run in the parent, so the child's sockets are its own connections): {}. \
          Small objects are 4 KiB, medium 256 KiB, a managed upload 20 MiB (three parts), a \
          managed download 24 MiB to a file on tmpfs (three ranges). The middle {:.0} % of the \
-         operations go through a TCP proxy that refuses or cuts 10 % of its connections \
+         operations go through a TCP proxy that refuses or cuts half of its connections \
          (after up to 256 KiB of answers). A sample every {} ms, and one after the last \
          operation and a pause of the same length. The slopes are least squares over the \
          samples after the first tenth of the operations (the warm-up: pools and buffers \
