@@ -741,9 +741,11 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
          managed download 24 MiB to a file on tmpfs (three ranges). The middle {:.0} % of the \
          operations go through a TCP proxy that refuses or cuts half of its connections \
          (after up to 256 KiB of answers). A sample every {} ms, and one after the last \
-         operation and a pause of the same length. The slopes are least squares over the \
-         samples after the first tenth of the operations (the warm-up: pools and buffers \
-         filling), per 10,000 operations.",
+         operation and a pause of the same length. After the first tenth of the operations \
+         (the warm-up: pools and buffers filling) the samples are split in two halves by \
+         time, each half's mean given, and the slope is least squares over all of them, \
+         per 10,000 operations. The operations through the proxy use a second client, whose \
+         idle connections stay until the pool's idle timeout (60 s).",
         options.ops,
         options.concurrency,
         mix.join(", "),
@@ -780,8 +782,11 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
             ));
         }
         line(String::new());
-        line("| metric | start | peak | end | slope per 10,000 ops after warm-up |".into());
-        line("|---|---:|---:|---:|---:|".into());
+        line(
+            "| metric | start | peak | end | mean after warm-up, first half | mean, second half | slope per 10,000 ops after warm-up |"
+                .into(),
+        );
+        line("|---|---:|---:|---:|---:|---:|---:|".into());
         let warm = options.ops as f64 / 10.0;
         for (metric, title) in METRICS {
             let values: Vec<f64> = samples
@@ -802,8 +807,14 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
                     )
                 })
                 .collect();
+            let half = points.len() / 2;
+            let mean = |points: &[(f64, f64)]| {
+                points.iter().map(|p| p.1).sum::<f64>() / points.len().max(1) as f64
+            };
             line(format!(
-                "| {title} | {first:.0} | {peak:.0} | {last:.0} | {:+.2} |",
+                "| {title} | {first:.0} | {peak:.0} | {last:.0} | {:.0} | {:.0} | {:+.2} |",
+                mean(&points[..half]),
+                mean(&points[half..]),
                 slope(&points)
             ));
         }

@@ -1371,6 +1371,7 @@ impl Driver {
         };
         self.waits.tasks.spawn(async move {
             let (index, range) = (fetch.index, fetch.range.clone());
+            let mut requests = 0;
             let fetched = fetch_range(
                 &pinned,
                 fetch,
@@ -1380,12 +1381,21 @@ impl Driver {
                 admission,
                 body,
                 progress.clone(),
+                &mut requests,
             )
             .await;
-            fetched.map_err(|error| Failed {
-                index,
-                error: error.in_part(part, range),
-                progress,
+            // An error found in the answer (a short or inconsistent one) rather than by the
+            // request carries the attempts of the GET it came from.
+            fetched.map_err(|error| {
+                let error = match error.attempts() {
+                    0 => error.with_attempts(requests),
+                    _ => error,
+                };
+                Failed {
+                    index,
+                    error: error.in_part(part, range),
+                    progress,
+                }
             })
         });
     }
@@ -1444,42 +1454,10 @@ impl Driver {
     }
 }
 
-/// Fetches one range (or part) and writes it to the file or keeps it for the writer. An
-/// error carries the attempts of the GET it came from, also when it was found in the answer
-/// (a short or inconsistent one) rather than by the request.
+/// Fetches one range (or part) and writes it to the file or keeps it for the writer;
+/// `requests` is set to the GET's attempts once it answered.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_range(
-    pinned: &Pinned,
-    fetch: RangeFetch,
-    mode: Mode,
-    file: Option<(Arc<std::fs::File>, usize)>,
-    algorithm: Option<ChecksumAlgorithm>,
-    admission: Admission,
-    first: Option<ObjectBody>,
-    progress: Arc<PartProgress>,
-) -> Result<Fetched, Error> {
-    let mut requests = 0;
-    let fetched = receive_range(
-        pinned,
-        fetch,
-        mode,
-        file,
-        algorithm,
-        admission,
-        first,
-        progress,
-        &mut requests,
-    )
-    .await;
-    fetched.map_err(|error| match error.attempts() {
-        0 => error.with_attempts(requests),
-        _ => error,
-    })
-}
-
-/// [`fetch_range`]'s work; `requests` is set to the GET's attempts once it answered.
-#[allow(clippy::too_many_arguments)]
-async fn receive_range(
     pinned: &Pinned,
     fetch: RangeFetch,
     mode: Mode,

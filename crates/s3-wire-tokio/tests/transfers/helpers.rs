@@ -73,3 +73,60 @@ pub fn collecting_writer(capacity: usize) -> (Destination, tokio::task::JoinHand
     });
     (Destination::writer(writer), collected)
 }
+
+/// Where and when a measurement the tests write into `measurements/` ran: "on <date> at
+/// commit <hash> (with uncommitted changes, if any), <cores> cores (<CPU>)".
+pub fn measurement_context() -> String {
+    let run = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
+    let dirty = !run(
+        "git",
+        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
+    )
+    .is_empty();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!(
+        "on {} at commit {commit}{}, {cores} cores ({cpu})",
+        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        if dirty {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        },
+    )
+}
+
+/// The load average now (1, 5 and 15 minutes).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes `text` into `measurements/<name>` of the workspace and says so.
+pub fn write_measurement(name: &str, text: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements")
+        .join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("wrote {}", path.display());
+}

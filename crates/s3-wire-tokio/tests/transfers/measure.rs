@@ -13,29 +13,13 @@ use s3_wire_tokio::s3_ops::Provider;
 use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::{UploadSource, bucket, key};
 
+use crate::helpers::{load_average, measurement_context, write_measurement};
+
 const GIB: u64 = 1 << 30;
 const MIB: u64 = 1 << 20;
 
 /// The variable that runs [`a_1_gib_download_from_moto`].
 const MOTO_DOWNLOAD_VAR: &str = "S3W_MEASURE_MOTO_DOWNLOAD";
-
-/// Runs `program args` and returns its standard output, trimmed ("" if it fails).
-fn run(program: &str, args: &[&str]) -> String {
-    std::process::Command::new(program)
-        .args(args)
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        .unwrap_or_default()
-}
-
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A managed download of 1 GiB from moto (which builds every ranged answer from the whole
 /// object) with fixed 8 MiB ranges (the range size before it adapted), with ranges adapting
@@ -78,7 +62,7 @@ async fn a_1_gib_download_from_moto() {
         .unwrap();
     std::fs::remove_file(&source).unwrap();
 
-    let load_before = load();
+    let load_before = load_average();
     let configurations: [(&str, u64, bool); 3] = [
         ("8 MiB ranges, fixed (before)", 8 * MIB, false),
         ("8 MiB ranges, adapting (after)", 8 * MIB, true),
@@ -105,7 +89,7 @@ async fn a_1_gib_download_from_moto() {
             rows.push((round, label, seconds, got.requests));
         }
     }
-    let load_after = load();
+    let load_after = load_average();
 
     let mean = |label: &str| {
         let mut times: Vec<f64> = rows
@@ -116,28 +100,16 @@ async fn a_1_gib_download_from_moto() {
         times.sort_by(f64::total_cmp);
         (times[0] + times[times.len() - 1]) / 2.0
     };
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
-    let dirty = !run(
-        "git",
-        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
-    )
-    .is_empty();
     let mut out = String::new();
     out.push_str("# A 1 GiB managed download from moto: fixed and adapting range sizes\n\n");
     out.push_str(&format!(
-        "Written by `tests/transfers/measure.rs` on {} at commit {commit}{}; 2 cores shared \
-         with other sessions, load average {load_before} before and {load_after} after; \
-         moto 5.2.5 in server mode on 127.0.0.1 (`tests/interop/requirements.txt`), the client \
-         with the moto provider profile, the object uploaded by the managed upload (8 MiB \
-         parts, composite CRC32: its part probe is refused, so the download goes by ranges), \
-         downloaded to a file on tmpfs.\n\n",
-        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
-        if dirty {
-            " (with uncommitted changes)"
-        } else {
-            ""
-        },
+        "Written by `tests/transfers/measure.rs` {}, shared with other sessions; load \
+         average {load_before} before and {load_after} after; moto 5.2.5 in server mode on \
+         127.0.0.1 (`tests/interop/requirements.txt`), the client with the moto provider \
+         profile, the object uploaded by the managed upload (8 MiB parts, composite CRC32: \
+         its part probe is refused, so the download goes by ranges), downloaded to a file on \
+         tmpfs.\n\n",
+        measurement_context(),
     ));
     out.push_str("```sh\n");
     out.push_str(&format!(
@@ -161,10 +133,5 @@ async fn a_1_gib_download_from_moto() {
          ({:.1}× faster), fixed 128 MiB {fixed:.1} s.\n",
         before / after
     ));
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../measurements/download-range-size-moto.md"
-    );
-    std::fs::write(path, out).unwrap();
-    println!("wrote {path}");
+    write_measurement("download-range-size-moto.md", &out);
 }
