@@ -9,10 +9,11 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
+use crate::helpers::CrashChild;
 use crate::support::{data, retry, sha256};
 use s3_wire_tokio::s3_ops::{ChecksumAlgorithm, ChecksumType};
 use s3_wire_tokio::transfer::DownloadBuilder;
@@ -140,47 +141,23 @@ async fn a_killed_download_resumes_with_only_the_missing_ranges() {
     );
     let directory = tempfile::tempdir().unwrap();
     let target = directory.path().join("download.bin");
-    let stdout = directory.path().join("child.stdout");
-    let stderr = directory.path().join("child.stderr");
-    let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", CHILD_TEST, "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENDPOINT, store.endpoint())
-        .env(CHILD_TARGET, &target)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .expect("child test runs");
-    let child_output = || {
-        format!(
-            "child stdout:\n{}\nchild stderr:\n{}",
-            std::fs::read_to_string(&stdout).unwrap_or_default(),
-            std::fs::read_to_string(&stderr).unwrap_or_default()
-        )
-    };
+    let mut child = CrashChild::start(
+        CHILD_TEST,
+        &[
+            (CHILD_ENDPOINT, store.endpoint().as_ref()),
+            (CHILD_TARGET, target.as_os_str()),
+        ],
+        directory.path(),
+    );
     // Kill it (SIGKILL) once its journal records enough bytes.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let recorded = loop {
-        let recorded = journaled(&target);
-        if bytes_in(&recorded) >= BYTES_BEFORE_KILL {
-            break recorded;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!(
-                "the child exited ({status}) before it was killed\n{}",
-                child_output()
-            );
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the journal records {recorded:?} after 20 s\n{}",
-            child_output()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
-    child.kill().expect("SIGKILL");
-    let status = child.wait().expect("the child is reaped");
-    assert!(!status.success(), "the child was killed: {status}");
+    let recorded = child
+        .kill_when(|| {
+            let recorded = journaled(&target);
+            let ready = (bytes_in(&recorded) >= BYTES_BEFORE_KILL).then(|| recorded.to_vec());
+            (ready, format!("the journal records {recorded:?}"))
+        })
+        .await;
+    let child_output = || child.output();
     assert!(!target.exists(), "no target before the download completes");
     assert!(
         bytes_in(&recorded) < bytes.len() as u64,

@@ -130,3 +130,72 @@ pub fn write_measurement(name: &str, text: &str) {
     std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     println!("wrote {}", path.display());
 }
+
+/// This test binary run again as a child process that runs only `test`, with `env` set (a
+/// crash test's transfer), its output kept in `directory`; [`CrashChild::kill_when`] kills
+/// it with SIGKILL.
+pub struct CrashChild {
+    child: std::process::Child,
+    stdout: std::path::PathBuf,
+    stderr: std::path::PathBuf,
+}
+
+impl CrashChild {
+    pub fn start(test: &str, env: &[(&str, &std::ffi::OsStr)], directory: &Path) -> Self {
+        let stdout = directory.join("child.stdout");
+        let stderr = directory.join("child.stderr");
+        let child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("child test runs");
+        Self {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// What the child printed.
+    pub fn output(&self) -> String {
+        format!(
+            "child stdout:\n{}\nchild stderr:\n{}",
+            std::fs::read_to_string(&self.stdout).unwrap_or_default(),
+            std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        )
+    }
+
+    /// Kills the child (SIGKILL) as soon as `ready` returns something (within 20 s, and
+    /// before the child ends by itself), and returns that.
+    pub async fn kill_when<T: std::fmt::Debug>(
+        &mut self,
+        mut ready: impl FnMut() -> (Option<T>, String),
+    ) -> T {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let found = loop {
+            let (found, state) = ready();
+            if let Some(found) = found {
+                break found;
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!(
+                    "the child exited ({status}) before it was killed\n{}",
+                    self.output()
+                );
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not ready after 20 s: {state}\n{}",
+                self.output()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        };
+        self.child.kill().expect("SIGKILL");
+        let status = self.child.wait().expect("the child is reaped");
+        assert!(!status.success(), "the child was killed: {status}");
+        found
+    }
+}
