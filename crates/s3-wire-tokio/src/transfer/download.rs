@@ -594,15 +594,16 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             .min(size.div_ceil(concurrency as u64)),
     }
     .max(range_size);
+    // The object a resumable part file holds.
+    let object = Identity {
+        bucket: pinned.bucket.as_str().to_owned(),
+        key: pinned.key.as_str().to_owned(),
+        etag: pinned.etag.as_str().to_owned(),
+        version_id: head.version_id.clone(),
+        size,
+    };
     let (file, present, restarted) = match &sink {
         Sink::File(path) if resume => {
-            let object = Identity {
-                bucket: pinned.bucket.as_str().to_owned(),
-                key: pinned.key.as_str().to_owned(),
-                etag: pinned.etag.as_str().to_owned(),
-                version_id: head.version_id.clone(),
-                size,
-            };
             let resumed = TempFile::resumable(path, &object).await.map_err(fail)?;
             (Some(resumed.file), resumed.present, resumed.restarted)
         }
@@ -661,18 +662,11 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     };
     let journal = file.as_ref().and_then(|file| {
         let path = file.journal.clone()?;
-        let object = Identity {
-            bucket: pinned.bucket.as_str().to_owned(),
-            key: pinned.key.as_str().to_owned(),
-            etag: pinned.etag.as_str().to_owned(),
-            version_id: head.version_id.clone(),
-            size,
-        };
         Some(Journal::start(
             file.file.clone(),
             path,
             present.clone(),
-            object,
+            object.clone(),
         ))
     });
     // Bytes already on disk count as committed from the start, unless they are all of

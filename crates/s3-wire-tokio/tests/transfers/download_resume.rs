@@ -10,10 +10,10 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
-use crate::helpers::CrashChild;
+use crate::helpers::{CrashChild, run_until_crash};
 use crate::support::{data, retry, sha256};
 use s3_wire_tokio::s3_ops::{ChecksumAlgorithm, ChecksumType};
 use s3_wire_tokio::transfer::DownloadBuilder;
@@ -214,35 +214,13 @@ async fn a_killed_download_resumes_with_only_the_missing_ranges() {
 /// Runs a download on a runtime of its own and "crashes" it (the runtime is shut down, so
 /// nothing of it runs again) once its journal records `bytes` bytes.
 fn download_and_crash(store: &FaultStore, key: &str, target: &Path, bytes: u64) {
-    let builder = store.client_builder();
     let (key, target) = (key.to_owned(), target.to_path_buf());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = builder
-            .retry(retry(3))
-            .bandwidth_limit(1024 * 1024)
-            .build()
-            .expect("client");
-        let handle = {
-            let _entered = runtime.enter();
-            download(&client, &key, &target).start()
-        };
-        runtime.block_on(async {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while bytes_in(&journaled(&target)) < bytes {
-                assert!(!handle.is_finished(), "the download ended before the crash");
-                assert!(Instant::now() < deadline, "the journal records too little");
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        });
-        runtime.shutdown_background();
-        drop(handle);
-    })
-    .join()
-    .expect("the crashed download's thread");
+    let watched = target.clone();
+    run_until_crash(
+        store.client_builder(),
+        move |client| download(client, &key, &target).start(),
+        move || bytes_in(&journaled(&watched)) >= bytes,
+    );
 }
 
 /// The object changes between the crash and the rerun: nothing of the old bytes is kept,

@@ -199,3 +199,44 @@ impl CrashChild {
         found
     }
 }
+
+/// Runs the transfer `start` begins, with a client of `builder` (three attempts, 1 MiB/s),
+/// on a runtime of its own, and "crashes" it once `crashed` holds: the runtime is shut down,
+/// so nothing of the transfer runs again (no abort, no cleanup, no journal removal).
+pub fn run_until_crash<T: Send + 'static>(
+    builder: s3_wire_tokio::ClientBuilder,
+    start: impl FnOnce(&s3_wire_tokio::Client) -> s3_wire_tokio::TransferHandle<T> + Send + 'static,
+    crashed: impl Fn() -> bool + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = builder
+            .retry(crate::support::retry(3))
+            .bandwidth_limit(1024 * 1024)
+            .build()
+            .expect("client");
+        let handle = {
+            let _entered = runtime.enter();
+            start(&client)
+        };
+        runtime.block_on(async {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !crashed() {
+                assert!(!handle.is_finished(), "the transfer ended before the crash");
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the transfer did not get far enough"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        });
+        runtime.shutdown_background();
+        // The driver is gone with its runtime: this cancellation reaches nobody.
+        drop(handle);
+    })
+    .join()
+    .expect("the crashed transfer's thread");
+}

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
-use crate::helpers::{CrashChild, part_limits};
+use crate::helpers::{CrashChild, part_limits, run_until_crash};
 use crate::support::{data, retry, sha256};
 use bytes::Bytes;
 use s3_wire_tokio::transfer::{UploadBuilder, UploadOutput};
@@ -388,39 +388,13 @@ async fn a_killed_upload_resumes_from_its_journal() {
 /// shut down, so nothing of the upload runs again: no abort, no journal removal) once the
 /// journal records `parts` parts.
 fn upload_and_crash(store: &FaultStore, name: &str, file: &Path, journal: &Path, parts: usize) {
-    let builder = store.client_builder();
     let (name, file, journal) = (name.to_owned(), file.to_path_buf(), journal.to_path_buf());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = builder
-            .retry(retry(3))
-            .bandwidth_limit(1024 * 1024)
-            .build()
-            .expect("client");
-        let handle = {
-            let _entered = runtime.enter();
-            journaled_upload(&client, &name, &file, &journal, 2).start()
-        };
-        runtime.block_on(async {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while journal_parts(&journal) < parts {
-                assert!(!handle.is_finished(), "the upload ended before the crash");
-                assert!(
-                    Instant::now() < deadline,
-                    "the journal records too few parts"
-                );
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        });
-        runtime.shutdown_background();
-        // The driver is gone with its runtime: this cancellation reaches nobody.
-        drop(handle);
-    })
-    .join()
-    .expect("the crashed upload's thread");
+    let watched = journal.clone();
+    run_until_crash(
+        store.client_builder(),
+        move |client| journaled_upload(client, &name, &file, &journal, 2).start(),
+        move || journal_parts(&watched) >= parts,
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
