@@ -41,6 +41,10 @@ use crate::transfer::{TransferOptions, await_starts, transfer_option_setters};
 use crate::verification::{NotVerified, Verification};
 use futures_core::Stream as _;
 
+/// The time to first byte below which a request is cheap whatever its body: ranges grow
+/// only where answers take longer to begin (moto: hundreds of milliseconds).
+const MIN_REQUEST_COST: Duration = Duration::from_millis(20);
+
 /// The largest a range grows to where requests cost more than their bytes (a 1 GiB download
 /// from moto took 134 s in 8 MiB ranges and 7.7 s in 128 MiB ones).
 const LARGEST_RANGE: u64 = 128 << 20;
@@ -228,12 +232,12 @@ impl DownloadBuilder {
 
     /// Whether the range size grows where each request costs more than its bytes (default:
     /// on). The ranges start at `part_size`; when a range's answer takes longer to begin
-    /// than its body takes to arrive (a store that does much work per request), the ranges
-    /// still to come grow by that ratio (2 to 16 times), up to 128 MiB and to one range per
-    /// GET in flight; to a writer, which holds whole ranges, only as far as the window of
-    /// them fits the client's transfer memory. They never shrink below `part_size`. A
-    /// download by part numbers (a composite checksum checked part by part) keeps the parts'
-    /// size.
+    /// than its body takes to arrive, and at least 20 ms (a store that does much work per
+    /// request), the ranges still to come grow by that ratio (2 to 16 times), up to 128 MiB
+    /// and to one range per GET in flight; to a writer, which holds whole ranges, only as
+    /// far as the window of them fits the client's transfer memory. They never shrink below
+    /// `part_size`. A download by part numbers (a composite checksum checked part by part)
+    /// keeps the parts' size.
     pub fn adapt_range_size(mut self, enabled: bool) -> Self {
         self.adapt_range_size = enabled;
         self
@@ -1221,7 +1225,9 @@ impl Driver {
         if self.mode != Mode::Ranges || len < current || current >= self.largest_range {
             return;
         }
-        if first_byte <= body {
+        // A request that answers within MIN_REQUEST_COST costs too little to matter
+        // (loopback, a LAN store), whatever its ratio to a small body.
+        if first_byte <= body || first_byte < MIN_REQUEST_COST {
             return;
         }
         let ratio = first_byte.as_secs_f64() / body.as_secs_f64().max(1e-6);

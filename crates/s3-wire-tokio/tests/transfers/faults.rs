@@ -675,6 +675,7 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         .download(bucket(), key("pinned"), path.as_path())
         .part_size(PART)
         .single_request_limit(PART)
+        .adapt_range_size(false)
         .await
         .unwrap();
     assert_eq!(got.requests, 6);
