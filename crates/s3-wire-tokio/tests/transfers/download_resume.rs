@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
 use crate::helpers::{CrashChild, run_until_crash};
 use crate::support::{data, retry, sha256};
 use s3_wire_tokio::s3_ops::{ChecksumAlgorithm, ChecksumType};
@@ -113,15 +113,7 @@ async fn crash_child_downloads_slowly_until_killed() {
         return;
     };
     let target = std::env::var(CHILD_TARGET).expect("target variable");
-    let client = Client::builder()
-        .endpoint(endpoint)
-        .region(REGION)
-        .static_credentials(ACCESS_KEY, SECRET_KEY, None)
-        .proxy_from_env(false)
-        .retry(retry(3))
-        .bandwidth_limit(256 * 1024)
-        .build()
-        .expect("client");
+    let client = CrashChild::client(&endpoint);
     let result = download(&client, CRASH_KEY, Path::new(&target)).await;
     panic!("the child's download ended without being killed: {result:?}");
 }

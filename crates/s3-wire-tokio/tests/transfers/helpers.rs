@@ -159,6 +159,24 @@ impl CrashChild {
         }
     }
 
+    /// The client of a crash child: the fault store at `endpoint`, three attempts, and slow
+    /// (256 KiB/s), so that the parent has time to kill it mid-transfer.
+    pub fn client(endpoint: &str) -> s3_wire_tokio::Client {
+        s3_wire_tokio::Client::builder()
+            .endpoint(endpoint)
+            .region(crate::fault_store::REGION)
+            .static_credentials(
+                crate::fault_store::ACCESS_KEY,
+                crate::fault_store::SECRET_KEY,
+                None,
+            )
+            .proxy_from_env(false)
+            .retry(crate::support::retry(3))
+            .bandwidth_limit(256 * 1024)
+            .build()
+            .expect("client")
+    }
+
     /// What the child printed.
     pub fn output(&self) -> String {
         format!(

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
 use crate::helpers::{CrashChild, part_limits, run_until_crash};
 use crate::support::{data, retry, sha256};
 use bytes::Bytes;
@@ -272,15 +272,7 @@ async fn crash_child_uploads_slowly_until_killed() {
     };
     let file = std::env::var(CHILD_FILE).expect("file variable");
     let journal = std::env::var(CHILD_JOURNAL).expect("journal variable");
-    let client = Client::builder()
-        .endpoint(endpoint)
-        .region(REGION)
-        .static_credentials(ACCESS_KEY, SECRET_KEY, None)
-        .proxy_from_env(false)
-        .retry(retry(3))
-        .bandwidth_limit(256 * 1024)
-        .build()
-        .expect("client");
+    let client = CrashChild::client(&endpoint);
     let result =
         journaled_upload(&client, CRASH_KEY, Path::new(&file), Path::new(&journal), 2).await;
     // The parent kills this process long before the upload could end.
