@@ -157,7 +157,9 @@ pub enum Cleanup {
     /// until it is aborted (`Client::abort_stale_uploads`) or a lifecycle rule expires it.
     AbortFailed(String),
     /// The upload was left open on purpose with its resume journal at this path: the same
-    /// upload with the same journal (`UploadBuilder::journal`) continues it.
+    /// upload with the same journal (`UploadBuilder::journal`) continues it. For a download
+    /// to a file, its partial file and journal stay beside the target, and the same download
+    /// continues it (`DownloadBuilder::resume`).
     KeptForResume(std::path::PathBuf),
 }
 
@@ -532,7 +534,7 @@ impl fmt::Display for Error {
                 )?,
                 Cleanup::KeptForResume(journal) => write!(
                     f,
-                    "; the upload was kept, to be continued with its journal {}",
+                    "; kept to be continued by the same transfer, with its journal {}",
                     journal.display()
                 )?,
             }

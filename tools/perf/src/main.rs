@@ -8,7 +8,11 @@
 //!     [--out DIR] [--name NAME]
 //! cargo run --release -p perf -- null-server
 //! cargo run --release -p perf -- cli [--reps 3] [--clients s3w,rclone,aws] [--tiny]
+//! cargo run --release -p perf -- soak [--ops N] [--servers null,local-s3] ...
 //! ```
+//!
+//! `soak` ([`soak`]) is the long mixed run that shows whether memory, descriptors,
+//! connections, threads or tasks grow over 100,000 operations, faults included.
 //!
 //! `S3W_PERF_PAYLOAD_SIGNING=unsigned-with-checksum` runs s3-wire with checksummed payloads
 //! unsigned over plain HTTP (`ClientBuilder::payload_signing`; default `signed`).
@@ -41,6 +45,7 @@ mod machine;
 mod null;
 mod report;
 mod servers;
+mod soak;
 mod stats;
 mod workloads;
 
@@ -59,7 +64,9 @@ fn main() {
         }
         Some("null-server") => serve_null(),
         Some("cli") => cli::run(&args[1..]),
-        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server | perf cli [--reps N] [--clients s3w,rclone,aws] [--tiny] [--out DIR] [--name NAME]".into()),
+        Some("soak") => soak::run(&args[1..]),
+        Some("soak-child") => soak::child(&args[1..]),
+        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server | perf cli [--reps N] [--clients s3w,rclone,aws] [--tiny] [--out DIR] [--name NAME] | perf soak [--ops N] [--servers null,local-s3] [--concurrency N] [--fault-share F] [--sample-ms MS] [--out DIR] [--name NAME]".into()),
     };
     if let Err(err) = result {
         eprintln!("perf: {err}");

@@ -8,13 +8,14 @@
 //! writer, ranges are delivered in order through the planner's reorder window, inside the
 //! client's memory budget.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use s3_multipart_plan::{DownloadOptions, DownloadOutcome, DownloadScheduler, RangeFetch};
@@ -31,13 +32,23 @@ use crate::client::Client;
 use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure};
 use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
+use crate::transfer::download_resume::{self, Identity, Journal};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
+use crate::transfer::journal;
 use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::wake::{Waits, Wake};
 use crate::transfer::{TransferOptions, await_starts, transfer_option_setters};
 use crate::verification::{NotVerified, Verification};
 use futures_core::Stream as _;
+
+/// The time to first byte below which a request is cheap whatever its body: ranges grow
+/// only where answers take longer to begin (moto: hundreds of milliseconds).
+const MIN_REQUEST_COST: Duration = Duration::from_millis(20);
+
+/// The largest a range grows to where requests cost more than their bytes (a 1 GiB download
+/// from moto took 134 s in 8 MiB ranges and 7.7 s in 128 MiB ones).
+const LARGEST_RANGE: u64 = 128 << 20;
 
 /// The most a range in flight to a file holds: the bytes gathered for one positioned write
 /// and the chunk in hand (less with small parts or a small budget).
@@ -113,6 +124,8 @@ pub struct DownloadBuilder {
     version_id: Option<String>,
     sse_customer_key: Option<SseCustomerKey>,
     verify: bool,
+    resume: bool,
+    adapt_range_size: bool,
     listener: Option<Listener>,
 }
 
@@ -132,6 +145,12 @@ pub struct DownloadOutput {
     pub requests: u32,
     /// What was verified, and how.
     pub verification: Verification,
+    /// Bytes an interrupted run of the same download had written to its partial file, and
+    /// that were not fetched again (see [`DownloadBuilder::resume`]).
+    pub resumed_bytes: u64,
+    /// Why a partial file found beside the target was not continued (the object changed
+    /// since, or its journal is unusable): the download started over.
+    pub restarted: Option<String>,
 }
 
 impl Client {
@@ -165,6 +184,8 @@ impl Client {
             version_id: None,
             sse_customer_key: None,
             verify: self.inner.integrity.checksum_mode,
+            resume: true,
+            adapt_range_size: true,
             listener: None,
         }
     }
@@ -190,6 +211,36 @@ impl DownloadBuilder {
     /// changed).
     pub fn verify(mut self, enabled: bool) -> Self {
         self.verify = enabled;
+        self
+    }
+
+    /// Whether a parallel download to a file can be resumed after a crash (default: on). Its
+    /// temporary file then has a fixed name beside the target, `.NAME.s3w-download.part`,
+    /// with a journal beside it, `.NAME.s3w-download.journal`, which records the object
+    /// (bucket, key, ETag, version, size) and the byte ranges written and synced. Run the
+    /// same download again after the process was killed and only the missing ranges are
+    /// fetched, pinned to the journal's ETag; if the object changed since, the download
+    /// starts over and [`DownloadOutput::restarted`] says why. A download that fails for a
+    /// reason a rerun can get past (the network, the store) keeps both files
+    /// ([`Cleanup::KeptForResume`]); a cancelled one, or one whose object changed or whose
+    /// bytes failed their checks, removes them. While a download writes a part file it holds
+    /// a lock on it: a second download to the same target at the same time uses a temporary
+    /// file of its own, as with `false`.
+    pub fn resume(mut self, enabled: bool) -> Self {
+        self.resume = enabled;
+        self
+    }
+
+    /// Whether the range size grows where each request costs more than its bytes (default:
+    /// on). The ranges start at `part_size`; when a range's answer takes longer to begin
+    /// than its body takes to arrive, and at least 20 ms (a store that does much work per
+    /// request), the ranges still to come grow by that ratio (2 to 16 times), up to 128 MiB
+    /// and to one range per GET in flight; to a writer, which holds whole ranges, only as
+    /// far as the window of them fits the client's transfer memory. They never shrink below
+    /// `part_size`. A download by part numbers (a composite checksum checked part by part)
+    /// keeps the parts' size.
+    pub fn adapt_range_size(mut self, enabled: bool) -> Self {
+        self.adapt_range_size = enabled;
         self
     }
 
@@ -232,13 +283,42 @@ impl Pinned {
 enum Mode {
     /// `Range` headers of the planner's range size.
     Ranges,
-    /// `partNumber` requests, one per part of a multipart object with uniform parts: each
-    /// answer carries that part's checksum.
-    Parts(ChecksumAlgorithm),
-    /// `Range` requests on the part boundaries of a multipart object with uniform parts,
-    /// each checked against its part's checksum as GetObjectAttributes listed it
-    /// ([`Driver::listed`]); the first response serves part 1.
-    Listed(ChecksumAlgorithm),
+    /// `partNumber` requests, one per part of a multipart object with uniform parts of
+    /// `part_size` bytes: each answer carries that part's checksum.
+    Parts {
+        algorithm: ChecksumAlgorithm,
+        part_size: u64,
+    },
+    /// `Range` requests on the part boundaries of a multipart object with uniform parts of
+    /// `part_size` bytes, each checked against its part's checksum as GetObjectAttributes
+    /// listed it ([`Driver::listed`]); the first response serves part 1.
+    Listed {
+        algorithm: ChecksumAlgorithm,
+        part_size: u64,
+    },
+}
+
+impl Mode {
+    /// The part algorithm and size, where ranges are whole parts checked one by one.
+    fn by_part(self) -> Option<(ChecksumAlgorithm, u64)> {
+        match self {
+            Mode::Parts {
+                algorithm,
+                part_size,
+            }
+            | Mode::Listed {
+                algorithm,
+                part_size,
+            } => Some((algorithm, part_size)),
+            Mode::Ranges => None,
+        }
+    }
+
+    /// The part number of the range starting at `start` (ranges that are parts), or `None`.
+    fn part_number(self, start: u64) -> Option<u32> {
+        let (_, part_size) = self.by_part()?;
+        u32::try_from(start / part_size + 1).ok()
+    }
 }
 
 /// The temporary file a download to a path writes into.
@@ -246,9 +326,41 @@ struct TempFile {
     path: PathBuf,
     target: PathBuf,
     file: Arc<std::fs::File>,
+    /// The resume journal beside it (`download_resume.rs`), for a resumable part file.
+    journal: Option<PathBuf>,
+}
+
+/// A resumable temporary file: what it already holds, and why a journal found was not
+/// continued.
+struct Resumed {
+    file: TempFile,
+    present: Vec<std::ops::Range<u64>>,
+    restarted: Option<String>,
 }
 
 impl TempFile {
+    /// The resumable part file of `object` beside `target` (see `download_resume.rs`), or,
+    /// when another download holds it, a temporary file of this download's own.
+    async fn resumable(target: &Path, object: &Identity) -> Result<Resumed, Error> {
+        match download_resume::open(target, object).await? {
+            Some(part) => Ok(Resumed {
+                file: TempFile {
+                    path: part.path,
+                    target: target.to_path_buf(),
+                    file: part.file,
+                    journal: Some(part.journal),
+                },
+                present: part.present,
+                restarted: part.restarted,
+            }),
+            None => Ok(Resumed {
+                file: TempFile::create(target, object.size).await?,
+                present: Vec::new(),
+                restarted: None,
+            }),
+        }
+    }
+
     async fn create(target: &Path, len: u64) -> Result<Self, Error> {
         let target = target.to_path_buf();
         tokio::task::spawn_blocking(move || {
@@ -278,6 +390,7 @@ impl TempFile {
                             path,
                             target,
                             file: Arc::new(file),
+                            journal: None,
                         });
                     }
                     Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
@@ -292,9 +405,15 @@ impl TempFile {
         .map_err(Error::io)
     }
 
-    /// Syncs the data and renames the file over the target (then syncs the directory).
+    /// Syncs the data and renames the file over the target (then syncs the directory); its
+    /// journal goes.
     async fn commit(self) -> Result<(), Error> {
-        let Self { path, target, file } = self;
+        let Self {
+            path,
+            target,
+            file,
+            journal,
+        } = self;
         tokio::task::spawn_blocking(move || {
             file.sync_all()?;
             std::fs::rename(&path, &target)?;
@@ -306,11 +425,20 @@ impl TempFile {
         })
         .await
         .map_err(|e| Error::io(io::Error::other(e)))?
-        .map_err(Error::io)
+        .map_err(Error::io)?;
+        if let Some(journal) = journal {
+            journal::remove(&journal).await?;
+        }
+        Ok(())
     }
 
     async fn discard(self) {
-        let _ = tokio::fs::remove_file(&self.path).await;
+        match &self.journal {
+            Some(journal) => download_resume::remove(&self.path, journal).await,
+            None => {
+                let _ = tokio::fs::remove_file(&self.path).await;
+            }
+        }
     }
 }
 
@@ -360,6 +488,8 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         version_id,
         sse_customer_key,
         verify,
+        resume,
+        adapt_range_size,
         listener: _,
     } = builder;
     let fail = |error: Error| error.with_transfer(TransferFailure::new(None, Cleanup::Nothing));
@@ -420,6 +550,8 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             head,
             requests: 1,
             verification,
+            resumed_bytes: 0,
+            restarted: None,
         });
     }
     let size = size.expect("parallel downloads know their size");
@@ -444,59 +576,100 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     }) = &checksum
         && verify
     {
+        // A writer holds a whole range until its turn: a part must fit the budget.
+        let (to_file, capacity) = (matches!(sink, Sink::File(_)), budget.capacity());
+        let fits = move |part_size: u64| to_file || part_size <= capacity;
         // Every part's checksum in one request where the store lists them; otherwise one
         // HEAD of part 1 for the part size, and the parts by number.
-        let by_attributes = listed_parts(&pinned, size, *parts, *algorithm)
+        match listed_parts(&pinned, size, *parts, *algorithm)
             .await
-            .map_err(fail)?;
-        let by_number = match by_attributes {
-            // A writer holds a whole range until its turn: a part must fit the budget.
-            Some((part_size, checksums))
-                if matches!(sink, Sink::File(_)) || part_size <= budget.capacity() =>
-            {
+            .map_err(fail)?
+        {
+            Some((part_size, checksums)) if fits(part_size) => {
                 range_size = part_size;
-                mode = Mode::Listed(*algorithm);
+                mode = Mode::Listed {
+                    algorithm: *algorithm,
+                    part_size,
+                };
                 listed = Some(Arc::new(checksums));
-                Ok(None)
             }
-            Some(_) => Ok(None),
-            None => uniform_part_size(&pinned, size, *parts).await,
-        };
-        match by_number {
-            // A writer holds a whole range until its turn: a part must fit the budget.
-            Ok(Some(part_size))
-                if matches!(sink, Sink::File(_)) || part_size <= budget.capacity() =>
-            {
-                range_size = part_size;
-                mode = Mode::Parts(*algorithm);
-            }
-            // A probe is not data: whatever it answers (a 412 from a store that gives a
-            // part its own ETag, as moto does; no partNumber support), the download goes on
-            // by plain ranges, each pinned to the ETag, and the result says that the parts
-            // were not checked one by one (`CompositeNotByParts`). An object that did change
-            // fails on its first range.
-            Ok(_) | Err(_) => {}
+            Some(_) => {}
+            None => match uniform_part_size(&pinned, size, *parts).await {
+                Ok(Some(part_size)) if fits(part_size) => {
+                    range_size = part_size;
+                    mode = Mode::Parts {
+                        algorithm: *algorithm,
+                        part_size,
+                    };
+                }
+                // A probe is not data: whatever it answers (a 412 from a store that gives a
+                // part its own ETag, as moto does; no partNumber support), the download goes
+                // on by plain ranges, each pinned to the ETag, and the result says that the
+                // parts were not checked one by one (`CompositeNotByParts`). An object that
+                // did change fails on its first range.
+                Ok(_) | Err(_) => {}
+            },
         }
     }
+    let concurrency = options.concurrency.max(1);
+    let window = match sink {
+        // A file takes ranges in any order: the window only keeps a slow range from holding
+        // up the plan forever.
+        Sink::File(_) => concurrency.saturating_mul(64),
+        Sink::Writer(_) => concurrency.saturating_mul(2),
+    };
     let download = DownloadOptions::builder()
         .range_size(range_size)
-        .concurrency(options.concurrency.max(1))
-        .window(match sink {
-            // A file takes ranges in any order: the window only keeps a slow range from
-            // holding up the plan forever.
-            Sink::File(_) => options.concurrency.max(1).saturating_mul(64),
-            Sink::Writer(_) => options.concurrency.max(1).saturating_mul(2),
-        })
+        .concurrency(concurrency)
+        .window(window)
         .retries_per_range(1)
         .build()
         .map_err(|e| fail(crate::transfer::plan_error(e)))?;
-    let file = match &sink {
-        Sink::File(path) => Some(TempFile::create(path, size).await.map_err(fail)?),
-        Sink::Writer(_) => None,
+    // How far ranges may grow: to a file a range holds only its write buffer, so up to
+    // LARGEST_RANGE, and never so large that fewer ranges than GETs in flight remain; a
+    // writer holds its window of ranges, which must fit the budget.
+    let largest_range = match &sink {
+        _ if !adapt_range_size => range_size,
+        Sink::File(_) => LARGEST_RANGE.min(size.div_ceil(concurrency as u64)),
+        Sink::Writer(_) => (budget.capacity() / window as u64)
+            .min(LARGEST_RANGE)
+            .min(size.div_ceil(concurrency as u64)),
+    }
+    .max(range_size);
+    // The object a resumable part file holds.
+    let object = Identity {
+        bucket: pinned.bucket.as_str().to_owned(),
+        key: pinned.key.as_str().to_owned(),
+        etag: pinned.etag.as_str().to_owned(),
+        version_id: head.version_id.clone(),
+        size,
     };
-    // The first response serves the first range (in range mode), read only that far; a
-    // writer needs the range in memory until its turn (admitted before any of it is read).
-    let first_range = if matches!(mode, Mode::Ranges | Mode::Listed(_)) {
+    let (file, present, restarted) = match &sink {
+        Sink::File(path) if resume => {
+            let resumed = TempFile::resumable(path, &object).await.map_err(fail)?;
+            (Some(resumed.file), resumed.present, resumed.restarted)
+        }
+        Sink::File(path) => {
+            let file = TempFile::create(path, size).await.map_err(fail)?;
+            (Some(file), Vec::new(), None)
+        }
+        Sink::Writer(_) => (None, Vec::new(), None),
+    };
+    // Parts already on disk are parts only if they are whole parts.
+    if let Some((_, part_size)) = mode.by_part()
+        && !present
+            .iter()
+            .all(|r| r.start % part_size == 0 && (r.end % part_size == 0 || r.end == size))
+    {
+        mode = Mode::Ranges;
+    }
+    let resumed: u64 = present.iter().map(|r| r.end - r.start).sum();
+    // The first response serves the first range (in range mode, when the file lacks it),
+    // read only that far; a writer needs the range in memory until its turn (admitted
+    // before any of it is read).
+    let first_range = if matches!(mode, Mode::Ranges | Mode::Listed { .. })
+        && !present.iter().any(|r| r.start == 0)
+    {
         let admission = match sink {
             Sink::File(_) => first_admission,
             Sink::Writer(_) => {
@@ -509,23 +682,57 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         };
         Some((body, admission))
     } else {
+        // Not needed: its connection and memory go now.
+        drop((body, first_admission));
         None
     };
+    // The range algorithm's checksums of the bytes already on disk (read back: the final
+    // verification covers them too), part by part in part mode.
+    let range_algorithm = match (&checksum, mode) {
+        (_, Mode::Parts { algorithm, .. } | Mode::Listed { algorithm, .. }) => Some(algorithm),
+        (Some(Announced::Full(full)), _) if integrity::combinable(full.algorithm()) => {
+            Some(full.algorithm())
+        }
+        _ => None,
+    };
+    let range_checksums = match (&file, range_algorithm) {
+        (Some(file), Some(algorithm)) if !present.is_empty() => {
+            let pieces = split_at_parts(&present, mode);
+            checksum_ranges(&file.file, pieces, algorithm)
+                .await
+                .map_err(fail)?
+        }
+        _ => BTreeMap::new(),
+    };
+    let journal = file.as_ref().and_then(|file| {
+        let path = file.journal.clone()?;
+        Some(Journal::start(
+            file.file.clone(),
+            path,
+            present.clone(),
+            object.clone(),
+        ))
+    });
+    // Bytes already on disk count as committed from the start, unless they are all of
+    // them: the last bytes are committed with the verdict.
+    let last = if resumed < size {
+        control.progress.commit_existing(resumed);
+        None
+    } else {
+        Some((PartProgress::new(control.progress.clone()), size))
+    };
+    let scheduler = DownloadScheduler::resume(size, &download, present)
+        .map_err(|e| fail(crate::transfer::plan_error(e)))?;
     let mut driver = Driver {
         pinned,
         control: control.clone(),
-        scheduler: DownloadScheduler::new(size, &download),
+        scheduler,
         mode,
         file: file.as_ref().map(|f| f.file.clone()),
         file_memory,
         // Ranges are checksummed when their values combine (CRCs) or are the parts'.
-        range_algorithm: match (&checksum, mode) {
-            (_, Mode::Parts(algorithm) | Mode::Listed(algorithm)) => Some(algorithm),
-            (Some(Announced::Full(full)), _) if integrity::combinable(full.algorithm()) => {
-                Some(full.algorithm())
-            }
-            _ => None,
-        },
+        range_algorithm,
+        listed,
         // A hash of the whole object needs the bytes in order: a writer gets them so.
         in_order: match (&checksum, &sink) {
             (Some(Announced::Full(full)), Sink::Writer(_))
@@ -536,18 +743,23 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             _ => None,
         },
         first: first_range,
-        listed,
         waits: Waits::new(&control),
         waiting: VecDeque::new(),
-        range_checksums: Vec::new(),
+        range_checksums,
         requests: 0,
         failure: None,
         cancelled: control.watch(),
-        unwritten: size,
-        last: None,
+        unwritten: size - resumed,
+        last,
+        journal,
+        largest_range,
     };
     let result = driver.run(&mut sink).await;
     let last = driver.last.take();
+    // The journal holds every range written before the verdict (a failure keeps it).
+    if let Some(journal) = driver.journal.take() {
+        let _ = journal.close().await;
+    }
     let requests = driver.requests;
     let range_checksums = std::mem::take(&mut driver.range_checksums);
     let in_order = driver.in_order.take().map(s3_ops::Checksummer::finish);
@@ -568,6 +780,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         }
         Err(error) => Err(error),
     };
+    let mut cleanup = Cleanup::Nothing;
     let finished = match (finished, file) {
         (Ok(verification), Some(file)) => file.commit().await.map(|()| verification),
         (Ok(verification), None) => match &mut sink {
@@ -578,6 +791,17 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
                 .map(|()| verification),
             Sink::File(_) => Ok(verification),
         },
+        // What a rerun can get past keeps the part file and its journal for it.
+        (
+            Err(error),
+            Some(TempFile {
+                journal: Some(journal),
+                ..
+            }),
+        ) if worth_resuming(&error) => {
+            cleanup = Cleanup::KeptForResume(journal);
+            Err(error)
+        }
         (Err(error), Some(file)) => {
             file.discard().await;
             Err(error)
@@ -591,15 +815,31 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
             if let Some((progress, len)) = last {
                 progress.commit(len);
             }
-            Ok(output(head, size, requests, verification))
+            let mut output = output(head, size, requests, verification);
+            output.resumed_bytes = resumed;
+            output.restarted = restarted;
+            Ok(output)
         }
         Err(error) => {
             if let Some((progress, _)) = last {
                 progress.abandon();
             }
-            Err(fail(error))
+            Err(error.with_transfer(TransferFailure::new(None, cleanup)))
         }
     }
+}
+
+/// Whether a failed download's part file is worth keeping for a rerun: not when it was
+/// cancelled, when the object changed, or when the bytes failed their checks.
+fn worth_resuming(error: &Error) -> bool {
+    !matches!(
+        error.kind(),
+        ErrorKind::Transfer(
+            TransferErrorKind::Cancelled
+                | TransferErrorKind::ObjectChanged
+                | TransferErrorKind::Inconsistent(_)
+        ) | ErrorKind::Operation(s3_ops::Error::ChecksumMismatch { .. })
+    )
 }
 
 fn output(
@@ -615,7 +855,56 @@ fn output(
         head,
         requests,
         verification,
+        resumed_bytes: 0,
+        restarted: None,
     }
+}
+
+/// `present` as the pieces the range checksums are kept in: by part in part mode (the
+/// ranges there are whole parts), as they are otherwise.
+fn split_at_parts(present: &[std::ops::Range<u64>], mode: Mode) -> Vec<std::ops::Range<u64>> {
+    match mode.by_part() {
+        Some((_, part_size)) => present
+            .iter()
+            .flat_map(|range| {
+                (range.start..range.end)
+                    .step_by(part_size as usize)
+                    .map(move |start| start..(start + part_size).min(range.end))
+            })
+            .collect(),
+        None => present.to_vec(),
+    }
+}
+
+/// The `algorithm` checksum of each of `ranges` of `file`, read back on a blocking thread.
+async fn checksum_ranges(
+    file: &Arc<std::fs::File>,
+    ranges: Vec<std::ops::Range<u64>>,
+    algorithm: ChecksumAlgorithm,
+) -> Result<BTreeMap<u64, (Checksum, u64)>, Error> {
+    let file = file.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut buffer = vec![0u8; 1 << 20];
+        let mut checksums = BTreeMap::new();
+        for range in ranges {
+            let mut checksummer = s3_ops::Checksummer::new(algorithm);
+            let mut position = range.start;
+            while position < range.end {
+                let want = (range.end - position).min(buffer.len() as u64) as usize;
+                let read = crate::body::fill_at(&file, position, &mut buffer[..want])?;
+                if read == 0 {
+                    return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
+                }
+                checksummer.update(&buffer[..read]);
+                position += read as u64;
+            }
+            checksums.insert(range.start, (checksummer.finish(), range.end - range.start));
+        }
+        Ok(checksums)
+    })
+    .await
+    .map_err(|e| Error::io(io::Error::other(e)))?
+    .map_err(Error::io)
 }
 
 /// What the store said the whole object's checksum is.
@@ -840,7 +1129,7 @@ async fn verification(
     announced: Option<&Announced>,
     verify: bool,
     mode: Mode,
-    range_checksums: &[Option<(Checksum, u64)>],
+    range_checksums: &BTreeMap<u64, (Checksum, u64)>,
     in_order: Option<Checksum>,
     file: Option<&TempFile>,
     size: u64,
@@ -856,14 +1145,12 @@ async fn verification(
                 parts,
                 value,
             }),
-            Mode::Parts(_) | Mode::Listed(_),
+            Mode::Parts { .. } | Mode::Listed { .. },
         ) => {
             // Each part matched its own checksum (checked as it arrived); the store's
             // composite value must be the checksum of exactly those.
-            let digests: Option<Vec<Checksum>> = range_checksums
-                .iter()
-                .map(|c| c.as_ref().map(|(checksum, _)| checksum.clone()))
-                .collect();
+            let digests: Option<Vec<Checksum>> = covering(range_checksums, size)
+                .map(|pieces| pieces.into_iter().map(|(c, _)| c.clone()).collect());
             match digests.as_deref().and_then(Checksum::composite) {
                 Some(ours) if &ours == value => Ok(Verification::PerPart {
                     algorithm: *algorithm,
@@ -879,11 +1166,8 @@ async fn verification(
         (Some(Announced::Full(expected)), _) => {
             let computed = if integrity::combinable(expected.algorithm()) {
                 // The CRCs of the ranges combine into the object's.
-                let pieces: Option<Vec<(&Checksum, u64)>> = range_checksums
-                    .iter()
-                    .map(|c| c.as_ref().map(|(checksum, len)| (checksum, *len)))
-                    .collect();
-                pieces.and_then(|pieces| integrity::combine(pieces.into_iter()))
+                covering(range_checksums, size)
+                    .and_then(|pieces| integrity::combine(pieces.into_iter()))
             } else {
                 // A hash needs the bytes in order: a writer got them so, a file is read
                 // once more.
@@ -908,6 +1192,23 @@ async fn verification(
             }
         }
     }
+}
+
+/// The ranges' checksums in object order, if they cover the whole object one after another.
+fn covering(
+    checksums: &BTreeMap<u64, (Checksum, u64)>,
+    size: u64,
+) -> Option<Vec<(&Checksum, u64)>> {
+    let mut next = 0;
+    let mut pieces = Vec::with_capacity(checksums.len());
+    for (&start, (checksum, len)) in checksums {
+        if start != next {
+            return None;
+        }
+        next += len;
+        pieces.push((checksum, *len));
+    }
+    (next == size).then_some(pieces)
 }
 
 fn mismatch(algorithm: ChecksumAlgorithm, expected: &str, computed: &str) -> Error {
@@ -960,9 +1261,18 @@ impl Drop for Held {
     }
 }
 
+/// How long a range's request took to answer, and its body to arrive.
+#[derive(Debug, Clone, Copy)]
+struct RangeTiming {
+    first_byte: Duration,
+    body: Duration,
+}
+
 /// A range that arrived.
 struct Fetched {
     index: usize,
+    /// The object's bytes it holds.
+    range: std::ops::Range<u64>,
     /// The bytes, for a writer (delivered in order); `None` once written to the file.
     data: Option<(Bytes, Admission)>,
     /// The range's checksum with the object's algorithm (parts: checked against the
@@ -970,6 +1280,8 @@ struct Fetched {
     checksum: Option<Checksum>,
     progress: Arc<PartProgress>,
     len: u64,
+    /// `None` for the range the first answer served.
+    timing: Option<RangeTiming>,
 }
 
 /// A range that failed, with its progress to take back.
@@ -989,7 +1301,7 @@ struct Driver {
     file_memory: FileMemory,
     /// The algorithm each range is checksummed with, if any.
     range_algorithm: Option<ChecksumAlgorithm>,
-    /// [`Mode::Listed`]: each part's checksum, by range index.
+    /// [`Mode::Listed`]: each part's checksum, part 1 first.
     listed: Option<Arc<Vec<Checksum>>>,
     /// The object's hash over the bytes delivered in order (a writer, a hash checksum).
     in_order: Option<s3_ops::Checksummer>,
@@ -998,8 +1310,8 @@ struct Driver {
     /// The cancellation, the range waiting for memory, the ranges in flight.
     waits: Waits<RangeFetch, Result<Fetched, Failed>>,
     waiting: VecDeque<RangeFetch>,
-    /// Per range, in index order: its checksum and length.
-    range_checksums: Vec<Option<(Checksum, u64)>>,
+    /// Per range, by its first byte: its checksum and length.
+    range_checksums: BTreeMap<u64, (Checksum, u64)>,
     requests: u32,
     failure: Option<Error>,
     /// The cancellation, for a write to the writer.
@@ -1009,12 +1321,45 @@ struct Driver {
     /// The last range written, not committed until the whole object checked out: `committed`
     /// reaches the total only when the download succeeds.
     last: Option<(Arc<PartProgress>, u64)>,
+    /// The resume journal of the part file, if it has one.
+    journal: Option<Journal>,
+    /// The largest a range may grow to ([`Driver::adapt_range_size`]); the range size
+    /// itself when ranges do not adapt.
+    largest_range: u64,
 }
 
 impl Driver {
+    /// Grows the ranges still to be cut when the requests cost more than their bytes: a
+    /// range of the current size whose answer took longer to start than its body took to
+    /// arrive (a store that does much per request, moto for one) makes the next ones larger,
+    /// by the ratio (2 to 16 times) up to [`Driver::largest_range`]. Only plain ranges adapt
+    /// (parts are the object's).
+    fn adapt_range_size(&mut self, len: u64, timing: Option<RangeTiming>) {
+        let Some(RangeTiming { first_byte, body }) = timing else {
+            return;
+        };
+        let current = self.scheduler.range_size();
+        if self.mode != Mode::Ranges || len < current || current >= self.largest_range {
+            return;
+        }
+        // A request that answers within MIN_REQUEST_COST costs too little to matter
+        // (loopback, a LAN store), whatever its ratio to a small body.
+        if first_byte <= body || first_byte < MIN_REQUEST_COST {
+            return;
+        }
+        let ratio = first_byte.as_secs_f64() / body.as_secs_f64().max(1e-6);
+        let factor = (ratio.ceil() as u64).next_power_of_two().clamp(2, 16);
+        let grown = current.saturating_mul(factor).min(self.largest_range);
+        let _ = self.scheduler.set_range_size(grown);
+    }
+
     /// A range of `len` bytes reached the destination: committed, unless it is the last one,
     /// which waits for the object's verification ([`Driver::last`]).
-    fn written_range(&mut self, progress: &Arc<PartProgress>, len: u64) {
+    fn written_range(&mut self, progress: &Arc<PartProgress>, range: std::ops::Range<u64>) {
+        let len = range.end - range.start;
+        if let Some(journal) = &self.journal {
+            journal.record(range);
+        }
         self.unwritten = self.unwritten.saturating_sub(len);
         if self.unwritten == 0 {
             self.last = Some((progress.clone(), len));
@@ -1065,7 +1410,7 @@ impl Driver {
                         .await
                     };
                     match written {
-                        Ok(()) => self.written_range(&held.progress, data.len() as u64),
+                        Ok(()) => self.written_range(&held.progress, delivery.range.clone()),
                         Err(error) => {
                             self.fail(error);
                             self.scheduler.handle_cancel();
@@ -1108,7 +1453,7 @@ impl Driver {
             && let Some(fetch) = self.waiting.pop_front()
         {
             // Range 0 comes from the first response, already admitted.
-            if fetch.index == 0 && fetch.attempt == 1 && self.first.is_some() {
+            if fetch.range.start == 0 && fetch.attempt == 1 && self.first.is_some() {
                 let (body, admission) = self.first.take().expect("checked");
                 self.spawn(fetch, admission, Some(body));
                 continue;
@@ -1136,18 +1481,16 @@ impl Driver {
             .clone()
             .map(|file| (file, self.file_memory.write_buffer));
         let algorithm = self.range_algorithm;
-        let expected = self
-            .listed
-            .as_ref()
-            .and_then(|listed| listed.get(fetch.index).cloned());
         let progress = PartProgress::new(self.control.progress.clone());
-        let part = match mode {
-            Mode::Parts(_) | Mode::Listed(_) => Some(fetch.index as u32 + 1),
-            Mode::Ranges => None,
+        let part = mode.part_number(fetch.range.start);
+        let expected = match (&self.listed, part) {
+            (Some(listed), Some(part)) => listed.get(part as usize - 1).cloned(),
+            _ => None,
         };
         let queued = admission.queued();
         self.waits.tasks.spawn(async move {
             let (index, range) = (fetch.index, fetch.range.clone());
+            let mut requests = 0;
             let fetched = crate::hooks::queued_for(
                 queued,
                 fetch_range(
@@ -1159,13 +1502,22 @@ impl Driver {
                     admission,
                     body,
                     progress.clone(),
+                    &mut requests,
                 ),
             )
             .await;
-            fetched.map_err(|error| Failed {
-                index,
-                error: error.in_part(part, range),
-                progress,
+            // An error found in the answer (a short or inconsistent one) rather than by the
+            // request carries the attempts of the GET it came from.
+            fetched.map_err(|error| {
+                let error = match error.attempts() {
+                    0 => error.with_attempts(requests),
+                    _ => error,
+                };
+                Failed {
+                    index,
+                    error: error.in_part(part, range),
+                    progress,
+                }
             })
         });
     }
@@ -1173,11 +1525,11 @@ impl Driver {
     fn handle(&mut self, result: Result<Fetched, Failed>) {
         let handled = match result {
             Ok(fetched) => {
-                if self.range_checksums.len() <= fetched.index {
-                    self.range_checksums.resize(fetched.index + 1, None);
+                self.adapt_range_size(fetched.len, fetched.timing);
+                if let Some(checksum) = fetched.checksum {
+                    self.range_checksums
+                        .insert(fetched.range.start, (checksum, fetched.len));
                 }
-                self.range_checksums[fetched.index] =
-                    fetched.checksum.map(|checksum| (checksum, fetched.len));
                 let held = match fetched.data {
                     Some((data, admission)) => Some(Held {
                         data,
@@ -1186,7 +1538,7 @@ impl Driver {
                     }),
                     // Written to the file: committed now.
                     None => {
-                        self.written_range(&fetched.progress, fetched.len);
+                        self.written_range(&fetched.progress, fetched.range.clone());
                         None
                     }
                 };
@@ -1198,7 +1550,7 @@ impl Driver {
                 progress,
             }) => {
                 progress.abandon();
-                let refused_part_number = matches!(self.mode, Mode::Parts(_))
+                let refused_part_number = matches!(self.mode, Mode::Parts { .. })
                     && matches!(
                         error.kind(),
                         ErrorKind::Transfer(
@@ -1224,42 +1576,10 @@ impl Driver {
     }
 }
 
-/// Fetches one range (or part) and writes it to the file or keeps it for the writer. An
-/// error carries the attempts of the GET it came from, also when it was found in the answer
-/// (a short or inconsistent one) rather than by the request.
+/// Fetches one range (or part) and writes it to the file or keeps it for the writer;
+/// `requests` is set to the GET's attempts once it answered.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_range(
-    pinned: &Pinned,
-    fetch: RangeFetch,
-    mode: Mode,
-    file: Option<(Arc<std::fs::File>, usize)>,
-    (algorithm, expected): (Option<ChecksumAlgorithm>, Option<Checksum>),
-    admission: Admission,
-    first: Option<ObjectBody>,
-    progress: Arc<PartProgress>,
-) -> Result<Fetched, Error> {
-    let mut requests = 0;
-    let fetched = receive_range(
-        pinned,
-        fetch,
-        mode,
-        file,
-        (algorithm, expected),
-        admission,
-        first,
-        progress,
-        &mut requests,
-    )
-    .await;
-    fetched.map_err(|error| match error.attempts() {
-        0 => error.with_attempts(requests),
-        _ => error,
-    })
-}
-
-/// [`fetch_range`]'s work; `requests` is set to the GET's attempts once it answered.
-#[allow(clippy::too_many_arguments)]
-async fn receive_range(
     pinned: &Pinned,
     fetch: RangeFetch,
     mode: Mode,
@@ -1273,6 +1593,9 @@ async fn receive_range(
     let range = fetch.range.clone();
     let len = range.end - range.start;
     let inconsistent = |what: String| Error::transfer_error(TransferErrorKind::Inconsistent(what));
+    let asked = tokio::time::Instant::now();
+    // When its answer's head arrived (a range of the first answer has no request of its own).
+    let mut answered = None;
     let (mut body, part_checksum) = match first {
         Some(body) => {
             *requests = body.requests();
@@ -1280,12 +1603,15 @@ async fn receive_range(
         }
         None => {
             let request = match mode {
-                Mode::Ranges | Mode::Listed(_) => pinned
+                Mode::Ranges | Mode::Listed { .. } => pinned
                     .request(false)
                     .range(ByteRange::new(range.start, range.end - 1).map_err(Error::from)?),
-                Mode::Parts(_) => pinned.request(true).part_number(fetch.index as u32 + 1),
+                Mode::Parts { .. } => pinned
+                    .request(true)
+                    .part_number(mode.part_number(range.start).unwrap_or(0)),
             };
             let response = pinned.client.get_object(request).await.map_err(changed)?;
+            answered = Some(tokio::time::Instant::now());
             *requests = response.body.requests();
             let head = &response.output.head;
             let answered = head
@@ -1297,15 +1623,17 @@ async fn receive_range(
                     range.start,
                     range.end,
                     match mode {
-                        Mode::Ranges | Mode::Listed(_) => "by range".to_owned(),
-                        Mode::Parts(_) => format!("as part {}", fetch.index + 1),
+                        Mode::Ranges | Mode::Listed { .. } => "by range".to_owned(),
+                        Mode::Parts { .. } => {
+                            format!("as part {}", mode.part_number(range.start).unwrap_or(0))
+                        }
                     },
                     head.content_range,
                     head.content_length
                 )));
             }
             let part_checksum = match mode {
-                Mode::Parts(algorithm) => Some(
+                Mode::Parts { algorithm, .. } => Some(
                     head.checksums
                         .get(algorithm)
                         .map(|value| Checksum::from_base64(algorithm, value))
@@ -1314,12 +1642,12 @@ async fn receive_range(
                         .ok_or_else(|| {
                             inconsistent(format!(
                                 "part {} came without its {algorithm} checksum",
-                                fetch.index + 1
+                                mode.part_number(range.start).unwrap_or(0)
                             ))
                         })?,
                 ),
                 Mode::Ranges => None,
-                Mode::Listed(_) => expected.clone(),
+                Mode::Listed { .. } => expected.clone(),
             };
             (response.body, part_checksum)
         }
@@ -1376,10 +1704,15 @@ async fn receive_range(
     };
     Ok(Fetched {
         index: fetch.index,
+        range,
         data,
         checksum,
         progress,
         len,
+        timing: answered.map(|head| RangeTiming {
+            first_byte: head - asked,
+            body: head.elapsed(),
+        }),
     })
 }
 

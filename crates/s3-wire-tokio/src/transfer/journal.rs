@@ -153,7 +153,7 @@ fn parse(text: &str) -> Result<(Header, UploadSnapshot<Receipt>), String> {
     Ok((header, snapshot))
 }
 
-fn percent_decode(text: &str) -> Result<String, String> {
+pub(crate) fn percent_decode(text: &str) -> Result<String, String> {
     let mut bytes = Vec::with_capacity(text.len());
     let mut rest = text.as_bytes();
     while let Some((&byte, tail)) = rest.split_first() {

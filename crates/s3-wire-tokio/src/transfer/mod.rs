@@ -24,6 +24,7 @@ mod budget;
 mod copy;
 mod directory;
 mod download;
+mod download_resume;
 mod handle;
 mod integrity;
 mod journal;
@@ -61,7 +62,9 @@ use s3_multipart_plan::{MIB, PartLimits};
 #[non_exhaustive]
 pub struct TransferOptions {
     /// Bytes per part (uploads, copies) or per ranged GET (downloads). A plan grows it when
-    /// an object would need more parts than the limits allow.
+    /// an object would need more parts than the limits allow; a download's ranges also grow
+    /// from it where each request costs more than its bytes
+    /// ([`DownloadBuilder::adapt_range_size`](crate::transfer::DownloadBuilder::adapt_range_size)).
     pub part_size: u64,
     /// Parts (or ranges) in flight at once, per transfer.
     pub concurrency: usize,

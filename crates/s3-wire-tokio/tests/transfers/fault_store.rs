@@ -310,6 +310,9 @@ pub struct StoreQuirks {
     /// s3s-fs 0.14.1: ListMultipartUploads answers `501 NotImplemented` (an upload a lost
     /// CreateMultipartUpload answer created cannot be found).
     pub no_list_multipart_uploads: bool,
+    /// A store that does much work per request (moto builds every ranged answer from the
+    /// whole object): each GetObject answers only after this long, whatever its size.
+    pub get_latency: Duration,
 }
 
 /// Attributes stored with an object (or given to an upload).
@@ -1261,6 +1264,9 @@ async fn handle(
         return Err(io::Error::other("fault: reset before apply"));
     }
 
+    if target.op == Op::GetObject && !quirks.get_latency.is_zero() {
+        tokio::time::sleep(quirks.get_latency).await;
+    }
     let ctx = Ctx {
         headers: &parts.headers,
         target: &target,

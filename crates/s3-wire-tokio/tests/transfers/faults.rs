@@ -489,33 +489,6 @@ fn write_campaign_report(
     requests: u64,
     signature_failures: u64,
 ) {
-    let run = |program: &str, args: &[&str]| {
-        std::process::Command::new(program)
-            .args(args)
-            .output()
-            .ok()
-            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-            .unwrap_or_default()
-    };
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
-    let dirty = !run(
-        "git",
-        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
-    )
-    .is_empty();
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines().find_map(|line| {
-                line.strip_prefix("model name")
-                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
-            })
-        })
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let load: Vec<&str> = load.split_whitespace().take(3).collect();
     let total_faults: u64 = faults.values().sum();
     let mut out = String::new();
     let mut line = |text: String| {
@@ -527,17 +500,9 @@ fn write_campaign_report(
     line(format!(
         "Written by the test itself (`tests/transfers/faults.rs`, \
          `a_seeded_fault_campaign_of_800_transfers_stores_exact_bytes_or_fails_cleanly`) \
-         after every check passed, on {} at commit {commit}{}.",
-        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
-        if dirty {
-            " (with uncommitted changes)"
-        } else {
-            ""
-        },
-    ));
-    line(format!(
-        "Machine: {cores} cores, {cpu}; load average {} at the end (a debug build, shared).",
-        load.join(" ")
+         after every check passed, {}; load average {} at the end (a debug build, shared).",
+        crate::helpers::measurement_context(),
+        crate::helpers::load_average(),
     ));
     line(String::new());
     line("```sh".into());
@@ -610,12 +575,7 @@ fn write_campaign_report(
          {signature_failures}; progress snapshots checked {snapshots}, violations 0.",
         by_kind.join(", ")
     ));
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../measurements/transfer-campaign.md"
-    );
-    std::fs::write(path, out).expect("write measurements/transfer-campaign.md");
-    println!("wrote {path}");
+    crate::helpers::write_measurement("transfer-campaign.md", &out);
 }
 
 /// A store that applies the first `op` but loses its answer (the connection is reset), and
@@ -715,6 +675,7 @@ async fn every_range_is_pinned_to_the_first_answer_and_a_replaced_object_fails_t
         .download(bucket(), key("pinned"), path.as_path())
         .part_size(PART)
         .single_request_limit(PART)
+        .adapt_range_size(false)
         .await
         .unwrap();
     assert_eq!(got.requests, 6);

@@ -73,3 +73,188 @@ pub fn collecting_writer(capacity: usize) -> (Destination, tokio::task::JoinHand
     });
     (Destination::writer(writer), collected)
 }
+
+/// Where and when a measurement the tests write into `measurements/` ran: "on <date> at
+/// commit <hash> (with uncommitted changes, if any), <cores> cores (<CPU>)".
+pub fn measurement_context() -> String {
+    let run = |program: &str, args: &[&str]| {
+        std::process::Command::new(program)
+            .args(args)
+            .output()
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let commit = run("git", &["-C", root, "rev-parse", "--short", "HEAD"]);
+    let dirty = !run(
+        "git",
+        &["-C", root, "status", "--porcelain", "--untracked-files=no"],
+    )
+    .is_empty();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+            })
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!(
+        "on {} at commit {commit}{}, {cores} cores ({cpu})",
+        run("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        if dirty {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        },
+    )
+}
+
+/// The load average now (1, 5 and 15 minutes).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes `text` into `measurements/<name>` of the workspace and says so.
+pub fn write_measurement(name: &str, text: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements")
+        .join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("wrote {}", path.display());
+}
+
+/// This test binary run again as a child process that runs only `test`, with `env` set (a
+/// crash test's transfer), its output kept in `directory`; [`CrashChild::kill_when`] kills
+/// it with SIGKILL.
+pub struct CrashChild {
+    child: std::process::Child,
+    stdout: std::path::PathBuf,
+    stderr: std::path::PathBuf,
+}
+
+impl CrashChild {
+    pub fn start(test: &str, env: &[(&str, &std::ffi::OsStr)], directory: &Path) -> Self {
+        let stdout = directory.join("child.stdout");
+        let stderr = directory.join("child.stderr");
+        let child = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", test, "--nocapture", "--test-threads=1"])
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("child test runs");
+        Self {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// The client of a crash child: the fault store at `endpoint`, three attempts, and slow
+    /// (256 KiB/s), so that the parent has time to kill it mid-transfer.
+    pub fn client(endpoint: &str) -> s3_wire_tokio::Client {
+        s3_wire_tokio::Client::builder()
+            .endpoint(endpoint)
+            .region(crate::fault_store::REGION)
+            .static_credentials(
+                crate::fault_store::ACCESS_KEY,
+                crate::fault_store::SECRET_KEY,
+                None,
+            )
+            .proxy_from_env(false)
+            .retry(crate::support::retry(3))
+            .bandwidth_limit(256 * 1024)
+            .build()
+            .expect("client")
+    }
+
+    /// What the child printed.
+    pub fn output(&self) -> String {
+        format!(
+            "child stdout:\n{}\nchild stderr:\n{}",
+            std::fs::read_to_string(&self.stdout).unwrap_or_default(),
+            std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        )
+    }
+
+    /// Kills the child (SIGKILL) as soon as `ready` returns something (within 20 s, and
+    /// before the child ends by itself), and returns that.
+    pub async fn kill_when<T: std::fmt::Debug>(
+        &mut self,
+        mut ready: impl FnMut() -> (Option<T>, String),
+    ) -> T {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let found = loop {
+            let (found, state) = ready();
+            if let Some(found) = found {
+                break found;
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!(
+                    "the child exited ({status}) before it was killed\n{}",
+                    self.output()
+                );
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not ready after 20 s: {state}\n{}",
+                self.output()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        };
+        self.child.kill().expect("SIGKILL");
+        let status = self.child.wait().expect("the child is reaped");
+        assert!(!status.success(), "the child was killed: {status}");
+        found
+    }
+}
+
+/// Runs the transfer `start` begins, with a client of `builder` (three attempts, 1 MiB/s),
+/// on a runtime of its own, and "crashes" it once `crashed` holds: the runtime is shut down,
+/// so nothing of the transfer runs again (no abort, no cleanup, no journal removal).
+pub fn run_until_crash<T: Send + 'static>(
+    builder: s3_wire_tokio::ClientBuilder,
+    start: impl FnOnce(&s3_wire_tokio::Client) -> s3_wire_tokio::TransferHandle<T> + Send + 'static,
+    crashed: impl Fn() -> bool + Send + 'static,
+) {
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = builder
+            .retry(crate::support::retry(3))
+            .bandwidth_limit(1024 * 1024)
+            .build()
+            .expect("client");
+        let handle = {
+            let _entered = runtime.enter();
+            start(&client)
+        };
+        runtime.block_on(async {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !crashed() {
+                assert!(!handle.is_finished(), "the transfer ended before the crash");
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the transfer did not get far enough"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        });
+        runtime.shutdown_background();
+        // The driver is gone with its runtime: this cancellation reaches nobody.
+        drop(handle);
+    })
+    .join()
+    .expect("the crashed transfer's thread");
+}

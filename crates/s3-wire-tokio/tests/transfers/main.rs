@@ -10,6 +10,10 @@
 //! - `recovery.rs`: resumption after SIGKILL, changed sources, cancellation at every stage;
 //! - `access_modes.rs`: anonymous, Requester Pays, access points, S3 Express, FIPS /
 //!   dual-stack / acceleration hosts, through a TLS gateway in front of the fault store;
+//! - `download_resume.rs`: downloads to a file resumed after SIGKILL or a failure, and
+//!   started over when the object changed;
+//! - `measure.rs`: measurements against a real store, run on request (they write into
+//!   `measurements/`);
 //! - `store_quirks.rs`: real stores' deviations, imitated by the fault store, and what the
 //!   client does about each.
 
@@ -21,8 +25,10 @@ mod helpers;
 
 mod access_modes;
 mod directory;
+mod download_resume;
 mod fault_store_selftest;
 mod faults;
 mod local_s3;
+mod measure;
 mod recovery;
 mod store_quirks;

@@ -11,13 +11,13 @@
 //! enough parts, and resumes in-process.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::fault_store::{ACCESS_KEY, FaultKind, FaultPlan, FaultStore, Op, REGION, SECRET_KEY};
-use crate::helpers::part_limits;
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+use crate::helpers::{CrashChild, part_limits, run_until_crash};
 use crate::support::{data, retry, sha256};
 use bytes::Bytes;
 use s3_wire_tokio::transfer::{UploadBuilder, UploadOutput};
@@ -272,15 +272,7 @@ async fn crash_child_uploads_slowly_until_killed() {
     };
     let file = std::env::var(CHILD_FILE).expect("file variable");
     let journal = std::env::var(CHILD_JOURNAL).expect("journal variable");
-    let client = Client::builder()
-        .endpoint(endpoint)
-        .region(REGION)
-        .static_credentials(ACCESS_KEY, SECRET_KEY, None)
-        .proxy_from_env(false)
-        .retry(retry(3))
-        .bandwidth_limit(256 * 1024)
-        .build()
-        .expect("client");
+    let client = CrashChild::client(&endpoint);
     let result =
         journaled_upload(&client, CRASH_KEY, Path::new(&file), Path::new(&journal), 2).await;
     // The parent kills this process long before the upload could end.
@@ -296,50 +288,24 @@ async fn a_killed_upload_resumes_from_its_journal() {
     let directory = tempfile::tempdir().unwrap();
     let (file, bytes) = write_file(directory.path(), "crash.bin", CRASH_PARTS, 1);
     let journal = directory.path().join("crash.journal");
-    let stdout = directory.path().join("child.stdout");
-    let stderr = directory.path().join("child.stderr");
-
-    let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", CHILD_TEST, "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENDPOINT, store.endpoint())
-        .env(CHILD_FILE, &file)
-        .env(CHILD_JOURNAL, &journal)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&stdout).unwrap())
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .expect("child test runs");
-    let child_output = || {
-        format!(
-            "child stdout:\n{}\nchild stderr:\n{}",
-            std::fs::read_to_string(&stdout).unwrap_or_default(),
-            std::fs::read_to_string(&stderr).unwrap_or_default()
-        )
-    };
-
+    let mut child = CrashChild::start(
+        CHILD_TEST,
+        &[
+            (CHILD_ENDPOINT, store.endpoint().as_ref()),
+            (CHILD_FILE, file.as_os_str()),
+            (CHILD_JOURNAL, journal.as_os_str()),
+        ],
+        directory.path(),
+    );
     // Kill it (SIGKILL) once its journal records enough parts.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let recorded = loop {
-        let recorded = journal_parts(&journal);
-        if recorded >= PARTS_BEFORE_KILL {
-            break recorded;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!(
-                "the child exited ({status}) before it was killed\n{}",
-                child_output()
-            );
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the journal records {recorded} parts after 20 s\n{}",
-            child_output()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
-    child.kill().expect("SIGKILL");
-    let status = child.wait().expect("the child is reaped");
-    assert!(!status.success(), "the child was killed: {status}");
+    let recorded = child
+        .kill_when(|| {
+            let recorded = journal_parts(&journal);
+            let ready = (recorded >= PARTS_BEFORE_KILL).then_some(recorded);
+            (ready, format!("the journal records {recorded} parts"))
+        })
+        .await;
+    let child_output = || child.output();
     assert!(
         (recorded as u64) < CRASH_PARTS,
         "the kill came before the last part"
@@ -414,39 +380,13 @@ async fn a_killed_upload_resumes_from_its_journal() {
 /// shut down, so nothing of the upload runs again: no abort, no journal removal) once the
 /// journal records `parts` parts.
 fn upload_and_crash(store: &FaultStore, name: &str, file: &Path, journal: &Path, parts: usize) {
-    let builder = store.client_builder();
     let (name, file, journal) = (name.to_owned(), file.to_path_buf(), journal.to_path_buf());
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = builder
-            .retry(retry(3))
-            .bandwidth_limit(1024 * 1024)
-            .build()
-            .expect("client");
-        let handle = {
-            let _entered = runtime.enter();
-            journaled_upload(&client, &name, &file, &journal, 2).start()
-        };
-        runtime.block_on(async {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while journal_parts(&journal) < parts {
-                assert!(!handle.is_finished(), "the upload ended before the crash");
-                assert!(
-                    Instant::now() < deadline,
-                    "the journal records too few parts"
-                );
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        });
-        runtime.shutdown_background();
-        // The driver is gone with its runtime: this cancellation reaches nobody.
-        drop(handle);
-    })
-    .join()
-    .expect("the crashed upload's thread");
+    let watched = journal.clone();
+    run_until_crash(
+        store.client_builder(),
+        move |client| journaled_upload(client, &name, &file, &journal, 2).start(),
+        move || journal_parts(&watched) >= parts,
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
