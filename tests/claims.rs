@@ -106,7 +106,10 @@ fn stated_operation_counts_are_the_operation_types_of_s3_ops() {
         });
         for (count, line) in counts(&text, " operations").into_iter().chain(listed) {
             // Only statements about s3-ops' own number of operations.
-            if line.contains("s3-ops") || line.contains("operation types") || line.contains("**Operations**") {
+            if line.contains("s3-ops")
+                || line.contains("operation types")
+                || line.contains("**Operations**")
+            {
                 stated += 1;
                 assert_eq!(
                     count,
@@ -310,7 +313,10 @@ fn stated_scenario_counts_are_the_scenarios_of_the_two_server_suite() {
             }
         }
     }
-    assert!(stated > 0, "no document states the number of scenarios any more");
+    assert!(
+        stated > 0,
+        "no document states the number of scenarios any more"
+    );
 }
 
 /// Whether `text` quotes a measured figure: a rate (`MiB/s`, `GiB/s`, `ops/s`), a time in
@@ -330,7 +336,9 @@ fn quotes_a_figure(text: &str) -> bool {
         }
         let number_start = text[..at]
             .rfind(|p: char| !(p.is_ascii_digit() || p == '.' || p == ','))
-            .map_or(0, |p| p + text[p..].chars().next().map_or(1, char::len_utf8));
+            .map_or(0, |p| {
+                p + text[p..].chars().next().map_or(1, char::len_utf8)
+            });
         let target = text[..number_start]
             .trim_end()
             .ends_with(['≤', '≥', '<', '>']);
@@ -424,9 +432,9 @@ fn passages(text: &str) -> Vec<Passage<'_>> {
     let is_item = |line: &str| {
         line.starts_with("- ")
             || line.starts_with("* ")
-            || line.split_once(". ").is_some_and(|(n, _)| {
-                !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())
-            })
+            || line
+                .split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
     };
     let mut found = Vec::new();
     for (at, chunk) in chunks.iter().enumerate() {
@@ -514,7 +522,10 @@ fn every_passage_quoting_a_figure_links_its_measurement() {
             }
         }
     }
-    assert!(quoting > 20, "only {quoting} passages with figures: is the parser broken?");
+    assert!(
+        quoting > 20,
+        "only {quoting} passages with figures: is the parser broken?"
+    );
     assert!(
         unlinked.is_empty(),
         "figures quoted without a link to their measurements/ file:\n{}",
@@ -524,7 +535,15 @@ fn every_passage_quoting_a_figure_links_its_measurement() {
 
 #[test]
 fn the_figure_check_sees_figures_and_their_links() {
-    for figure in ["977 MiB/s", "1.07×", "845 ns", "44.5 µs", "163.8 s CPU", "0.89 s/GiB", "4.35 MB"] {
+    for figure in [
+        "977 MiB/s",
+        "1.07×",
+        "845 ns",
+        "44.5 µs",
+        "163.8 s CPU",
+        "0.89 s/GiB",
+        "4.35 MB",
+    ] {
         assert!(quotes_a_figure(figure), "{figure}");
     }
     for setting in [
