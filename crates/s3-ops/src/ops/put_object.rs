@@ -100,18 +100,10 @@ impl PutObject {
             .header_opt("if-match", self.if_match.as_ref())
             .header_opt("if-none-match", self.if_none_match_any.then_some("*"))
             .check(self.check_object_lock_integrity());
-        let builder = self.payload.apply(self.attributes.apply(builder));
-        // A value known in advance goes without `x-amz-sdk-checksum-algorithm` (fewer
-        // headers for presigned uploads); a locked upload names its algorithm too, which
-        // stores that check for the integrity header by that name (moto does).
-        match &self.payload.checksum {
-            crate::ops::ChecksumChoice::Precomputed(checksum)
-                if self.attributes.uses_object_lock() =>
-            {
-                builder.header("x-amz-sdk-checksum-algorithm", checksum.algorithm())
-            }
-            _ => builder,
-        }
+        // Every checksum, a value known in advance too, names its algorithm in
+        // `x-amz-sdk-checksum-algorithm` (`Payload::apply`): moto keeps no checksum without
+        // it and checks a locked upload's integrity header by that name.
+        self.payload.apply(self.attributes.apply(builder))
     }
 
     /// S3 refuses an upload with a retention or legal hold that carries neither
