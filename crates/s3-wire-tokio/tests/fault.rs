@@ -603,7 +603,17 @@ async fn keys_with_dot_segments_are_refused_before_anything_is_sent() {
         );
         assert!(err.to_string().contains("Key"), "{key:?}: {err}");
         assert_eq!(err.attempts(), 1, "{key:?}");
+        // A PUT would overwrite another object (`dots/../not-a-parent` is `not-a-parent`).
+        let err = client
+            .put_object(put(key), Bytes::from_static(b"would overwrite another key"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err.kind(), ErrorKind::Operation(_)),
+            "PUT {key:?}: {err:?}"
+        );
     }
+    // Nothing was sent, so nothing was touched.
     assert_eq!(server.request_count(), 0);
     // Dots that are not whole segments are ordinary key bytes.
     assert_keys_arrive_verbatim(&["a..b", ".hidden/..x", "x./.y", "..."]).await;

@@ -950,6 +950,11 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
         traced.contains("TRACING-CANARY-7f3a"),
         "tracing is not captured"
     );
+    // The client's own span and events (feature `tracing`) are among what is searched.
+    assert!(
+        traced.contains("s3.operation") && traced.contains("s3.attempt"),
+        "the client's own tracing output is not captured:\n{traced}"
+    );
     let logged = logged.text();
     assert!(logged.contains("LOG-CANARY-7f3a"), "log is not captured");
     secrets.assert_absent("tracing output", &traced);

@@ -100,9 +100,9 @@ impl PutObject {
             .header_opt("if-match", self.if_match.as_ref())
             .header_opt("if-none-match", self.if_none_match_any.then_some("*"))
             .check(self.check_object_lock_integrity());
-        // The payload names its checksum algorithm (x-amz-sdk-checksum-algorithm) even
-        // when the value is known in advance: a locked upload needs it, since stores check
-        // the integrity header by that name (moto does).
+        // Every checksum, a value known in advance too, names its algorithm in
+        // `x-amz-sdk-checksum-algorithm` (`Payload::apply`): moto keeps no checksum without
+        // it and checks a locked upload's integrity header by that name.
         self.payload.apply(self.attributes.apply(builder))
     }
 
