@@ -277,15 +277,18 @@ impl Endpoint {
             return Ok(());
         };
         let partition = crate::partition::of_region(&self.region);
+        let fips_regions = crate::partition::S3_FIPS_REGIONS;
         let reason = if fips && accelerate {
-            "Transfer Acceleration has no FIPS endpoint: turn one of them off"
-        } else if fips && !crate::partition::S3_FIPS_REGIONS.contains(&self.region.as_str()) {
-            "S3 has no FIPS endpoint in this region (FIPS hosts exist in us-east-1, us-east-2, \
-             us-west-1, us-west-2, ca-central-1, ca-west-1, the GovCloud and ISO regions)"
+            "Transfer Acceleration has no FIPS endpoint: turn one of them off".to_owned()
+        } else if fips && !fips_regions.contains(&self.region.as_str()) {
+            format!(
+                "S3 has no FIPS endpoint in this region (FIPS hosts exist in {})",
+                fips_regions.join(", ")
+            )
         } else if dual_stack && !partition.dual_stack {
-            "this region's partition has no dual-stack S3 endpoints"
+            "this region's partition has no dual-stack S3 endpoints".to_owned()
         } else if accelerate && partition.name != "aws" {
-            "Transfer Acceleration exists only in the commercial AWS regions"
+            "Transfer Acceleration exists only in the commercial AWS regions".to_owned()
         } else {
             return Ok(());
         };

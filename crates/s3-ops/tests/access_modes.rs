@@ -426,6 +426,12 @@ fn fips_and_dual_stack_only_where_aws_has_them() {
         assert!(endpoint.check().is_err());
     }
     assert!(aws("us-east-1").with_fips(true).check().is_ok());
+    // The refusal names the regions that have FIPS hosts, exactly.
+    let refusal = endpoint_refusal(get("photos").request(&aws("eu-west-1").with_fips(true)));
+    assert!(
+        refusal.contains("us-gov-west-1, us-iso-east-1, us-iso-west-1, us-isob-east-1"),
+        "{refusal}"
+    );
 }
 
 #[test]
