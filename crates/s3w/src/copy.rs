@@ -612,6 +612,7 @@ async fn upload_one(
         json!({"bucket": b, "key": k, "size": stored.size,
                "etag": stored.etag.as_ref().map(|e| e.as_str().to_owned()),
                "resumed_parts": stored.resumed_parts,
+               "possible_orphan": stored.possible_orphan.as_ref().map(|o| o.reason.clone()),
                "verification": stored.verification.to_string()}),
     );
     if stored.resumed_parts > 0 {
@@ -620,6 +621,14 @@ async fn upload_one(
             stored.resumed_parts,
             stored.parts.unwrap_or(0)
         ));
+    }
+    if let Some(orphan) = &stored.possible_orphan {
+        // Stored correctly, but a lost answer may have left an empty upload behind.
+        eprintln!(
+            "s3w: warning: s3://{}/{} may have an extra, empty multipart upload the store \
+             cannot list ({}); an AbortIncompleteMultipartUpload lifecycle rule removes it",
+            orphan.bucket, orphan.key, orphan.reason
+        );
     }
     out.line(text, value);
     Ok(())
@@ -704,15 +713,26 @@ async fn download_one(
         // The data went to stdout: nothing else may.
         return Ok(());
     }
-    let (text, value) = result_line(
+    let (mut text, value) = result_line(
         if delete_source { "move" } else { "download" },
         &format!("s3://{b}/{k}"),
         &target.display().to_string(),
         started,
         json!({"bucket": b, "key": k, "size": got.size,
                "etag": got.etag.as_ref().map(|e| e.as_str().to_owned()),
+               "resumed_bytes": got.resumed_bytes,
+               "restarted": got.restarted,
                "verification": got.verification.to_string()}),
     );
+    if got.resumed_bytes > 0 {
+        text.push_str(&format!(
+            " (resumed: {} of {} bytes were already on disk)",
+            got.resumed_bytes, got.size
+        ));
+    }
+    if let Some(why) = &got.restarted {
+        text.push_str(&format!(" (started over: {why})"));
+    }
     out.line(text, value);
     Ok(())
 }

@@ -1,6 +1,7 @@
-//! Failure paths of `cp --recursive` through a small fault proxy in front of local-s3: one
-//! object's upload is refused (403 AccessDenied every time), another's first attempt gets a
-//! 503 SlowDown (retried by the library); the rest pass through untouched.
+//! Failure paths through a small fault proxy in front of local-s3: in a `cp --recursive`
+//! one object's upload is refused (403 AccessDenied every time), another's first attempt
+//! gets a 503 SlowDown (retried by the library), the rest pass through untouched; a
+//! download killed part of the way (its ranged GETs slowed) is resumed by the same command.
 
 use std::path::Path;
 use std::process::Command;
@@ -156,4 +157,69 @@ fn errors_mid_recursive_copy_fail_one_object_the_others_complete_exit_1() {
     .output()
     .unwrap();
     assert_eq!(missing.status.code(), Some(1));
+}
+
+#[test]
+fn a_killed_download_is_resumed_by_the_same_command_and_says_so() {
+    let env = support::Env::new();
+    env.ok(&["mb", "s3://resume-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("big.bin");
+    let data: Vec<u8> = (0..24u32 << 20).map(|i| (i % 253) as u8).collect();
+    std::fs::write(&source, &data).unwrap();
+    env.ok(&["cp", source.to_str().unwrap(), "s3://resume-b/big.bin"]);
+    // Slow ranged GETs, so that the download is killed part of the way.
+    let proxy = Proxy::start(env.server.endpoint(), |line| {
+        if line.starts_with("GET") && line.contains("big.bin") {
+            Verdict::Delay(std::time::Duration::from_millis(400))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let target = dir.path().join("back.bin");
+    let journal = dir.path().join(".back.bin.s3w-download.journal");
+    let args = [
+        "--range-size",
+        "1M",
+        "--part-concurrency",
+        "2",
+        "cp",
+        "s3://resume-b/big.bin",
+        target.to_str().unwrap(),
+    ];
+    let mut slow = vec!["--endpoint-url", proxy.endpoint.as_str()];
+    slow.extend(args);
+    let mut child = env.cmd(&slow).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // Killed once the journal records a written range.
+    while !std::fs::read_to_string(&journal).is_ok_and(|text| {
+        text.lines()
+            .any(|l| l.starts_with("done") && l.contains('-'))
+    }) {
+        assert!(std::time::Instant::now() < deadline, "no range written");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!target.exists());
+
+    // The same command, straight to the store: only what is missing is fetched.
+    let line = env.ok(&args);
+    assert!(line.contains("resumed:"), "{line}");
+    assert_eq!(std::fs::read(&target).unwrap(), data);
+    assert!(!journal.exists());
+    let json = env.ok(&{
+        let mut again = vec!["--json"];
+        again.extend(args);
+        again
+    });
+    let value: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert_eq!(
+        value["resumed_bytes"], 0,
+        "a finished download leaves nothing to resume"
+    );
 }
