@@ -9,6 +9,7 @@ use s3_wire::ops::{
     CannedAcl, CopySource, DeleteObject, ObjectAttributes, ServerSideEncryption, SseCustomerKey,
     StorageClass,
 };
+use s3_wire::transfer::{MTIME_METADATA, format_mtime};
 use s3_wire::{Client, Destination, ErrorKind, TransferErrorKind, TransferOptions, UploadSource};
 use serde_json::{Value, json};
 
@@ -505,7 +506,20 @@ async fn upload_one(
     } else {
         path.display().to_string()
     };
-    let attributes = attributes(&args.attrs, (!stdin).then_some(k))?;
+    let mut attributes = attributes(&args.attrs, (!stdin).then_some(k))?;
+    // The file's time goes with it (as in a directory transfer), so a download gives the
+    // file its time back and a later sync compares like with like; --metadata mtime=… wins.
+    let given_mtime = args
+        .attrs
+        .metadata
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case(MTIME_METADATA));
+    if !stdin
+        && !given_mtime
+        && let Ok(modified) = std::fs::metadata(path).and_then(|m| m.modified())
+    {
+        attributes = attributes.metadata(MTIME_METADATA, format_mtime(modified));
+    }
     let size = if stdin {
         None
     } else {
@@ -524,7 +538,7 @@ async fn upload_one(
     };
     if let Some(journal) = &journal {
         if args.no_resume {
-            let _ = std::fs::remove_file(journal);
+            discard_journal(client, out, journal, &shown).await;
         } else if journal.exists() && !out.quiet && !out.json {
             eprintln!(
                 "s3w: resuming the interrupted upload of {shown} (run with --no-resume to start over)"
@@ -590,7 +604,7 @@ async fn upload_one(
                     );
                 }
                 if let Some(journal) = &journal {
-                    let _ = std::fs::remove_file(journal);
+                    discard_journal(client, out, journal, &shown).await;
                 }
                 retried = true;
             }
@@ -632,6 +646,28 @@ async fn upload_one(
     }
     out.line(text, value);
     Ok(())
+}
+
+/// Starting over: aborts the upload the journal names (so its parts are not left stored)
+/// and removes the journal. If the abort fails, says so and removes the journal anyway (the
+/// user asked to start over); the store's lifecycle rule is then what removes that upload.
+async fn discard_journal(client: &Client, out: &Out, journal: &Path, shown: &str) {
+    match client.discard_upload_journal(journal).await {
+        Ok(Some(upload)) if !out.quiet && !out.json => eprintln!(
+            "s3w: aborted the earlier upload of {shown} to s3://{}/{} (upload id {})",
+            upload.bucket, upload.key, upload.upload_id
+        ),
+        Ok(_) => {}
+        Err(error) => {
+            let _ = std::fs::remove_file(journal);
+            eprintln!(
+                "s3w: warning: the earlier upload of {shown} could not be aborted ({}); it \
+                 stays open on the store until an AbortIncompleteMultipartUpload lifecycle \
+                 rule removes it",
+                one_line(&error.to_string())
+            );
+        }
+    }
 }
 
 /// A journal that cannot be continued: the file changed, the upload is gone, or the

@@ -117,6 +117,27 @@ fn a_sync_round_trip_transfers_nothing_and_keeps_file_times() {
 }
 
 #[test]
+fn a_single_file_keeps_its_time_through_cp_up_and_down() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://one-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("old.txt");
+    write(&file, b"written two days ago");
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(then)
+        .unwrap();
+    env.ok(&["cp", file.to_str().unwrap(), "s3://one-b/old.txt"]);
+    let back = dir.path().join("back.txt");
+    env.ok(&["cp", "s3://one-b/old.txt", back.to_str().unwrap()]);
+    let time = |path: &std::path::Path| std::fs::metadata(path).unwrap().modified().unwrap();
+    assert_eq!(time(&back), time(&file), "the file's time came back");
+}
+
+#[test]
 fn filters_follow_the_aws_cli_order_on_cp_rm_and_sync() {
     let env = Env::new();
     env.ok(&["mb", "s3://flt-b"]);

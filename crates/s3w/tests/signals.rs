@@ -1,7 +1,8 @@
 //! Ctrl-C typed into a pseudo-terminal (`script`) while s3w transfers through a proxy that
 //! slows the parts down: with `--no-resume` the multipart upload is aborted (moto's
 //! ListMultipartUploads is empty afterwards) and s3w exits 130; by default the upload and
-//! its journal are kept and the same command sends only the missing parts; an interrupted
+//! its journal are kept and the same command sends only the missing parts (or, with
+//! `--no-resume`, aborts the kept upload before it starts over); an interrupted
 //! download leaves no partial file.
 
 use std::io::Write;
@@ -219,6 +220,35 @@ fn ctrl_c_aborts_a_multipart_upload_or_keeps_it_for_a_resume_that_sends_only_the
     assert!(
         std::fs::read(&back).unwrap() == bytes,
         "the resumed object differs"
+    );
+
+    // Starting over (--no-resume) after an interruption aborts the kept upload first: it
+    // is not left open beside the new one.
+    let before = parts_stored();
+    let args = [&tuning[..], &["cp", file, "s3://sig-b/restarted.bin"]].concat();
+    let (code, drawn) = ctrl_c(moto_env(&proxy.endpoint, home.path()), &args, || {
+        parts_stored() >= before + 2
+    });
+    assert_eq!(code, Some(130), "{drawn}");
+    assert_eq!(
+        String::from_utf8_lossy(&uploads()).lines().count(),
+        1,
+        "the upload is kept"
+    );
+    let args = [
+        &tuning[..],
+        &["cp", "--no-resume", file, "s3://sig-b/restarted.bin"],
+    ]
+    .concat();
+    let out = s3w(&proxy.endpoint, home.path(), &args).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("aborted the earlier upload"), "{said}");
+    let open = uploads();
+    assert!(
+        open.is_empty(),
+        "the earlier upload is left open: {}",
+        String::from_utf8_lossy(&open)
     );
 }
 

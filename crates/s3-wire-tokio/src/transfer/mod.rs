@@ -48,7 +48,7 @@ pub use handle::TransferHandle;
 pub(crate) use progress::PartProgress;
 pub use progress::Progress;
 pub use source::UploadSource;
-pub use sweep::{StaleUpload, StaleUploads};
+pub use sweep::{DiscardedUpload, StaleUpload, StaleUploads};
 pub use upload::{PossibleOrphan, UploadBuilder, UploadOutput};
 
 use s3_multipart_plan::{MIB, PartLimits};

@@ -2,6 +2,7 @@
 //! CreateMultipartUpload answer) leaves behind keeps its parts stored, and billed, until it
 //! is aborted.
 
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use s3_ops::BucketName;
@@ -10,6 +11,7 @@ use s3_ops::ops::list_multipart_uploads::ListMultipartUploads;
 
 use crate::client::Client;
 use crate::error::Error;
+use crate::transfer::journal;
 
 /// One multipart upload found by [`Client::abort_stale_uploads`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +37,52 @@ pub struct StaleUploads {
     pub kept: usize,
 }
 
+/// The upload a resume journal named, aborted by [`Client::discard_upload_journal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DiscardedUpload {
+    /// The bucket it was uploading to.
+    pub bucket: String,
+    /// The key it was uploading to.
+    pub key: String,
+    /// Its upload id.
+    pub upload_id: String,
+}
+
 impl Client {
+    /// Gives up the upload a resume journal ([`UploadBuilder::journal`]) describes: aborts
+    /// its multipart upload (one the store no longer knows counts as aborted), then removes
+    /// the journal. `Ok(None)` if there is no journal at `path`.
+    ///
+    /// Starting over without this leaves the journal's upload open, its parts stored and
+    /// billed. If the abort fails, the journal is kept (it is the only record of the upload
+    /// id) and the error returned; a file that is not a readable journal names no upload,
+    /// so it is kept too and the error says why.
+    ///
+    /// [`UploadBuilder::journal`]: crate::UploadBuilder::journal
+    pub async fn discard_upload_journal(
+        &self,
+        path: impl AsRef<Path>,
+    ) -> Result<Option<DiscardedUpload>, Error> {
+        let path = path.as_ref();
+        let Some((header, snapshot)) = journal::load(path).await? else {
+            return Ok(None);
+        };
+        let bucket = crate::ops::bucket(&header.bucket)?;
+        let upload = StaleUpload {
+            key: header.key.clone(),
+            upload_id: snapshot.upload_id().to_owned(),
+            initiated: None,
+        };
+        self.abort_one(&bucket, &upload).await?;
+        journal::remove(path).await?;
+        Ok(Some(DiscardedUpload {
+            bucket: header.bucket,
+            key: header.key,
+            upload_id: upload.upload_id,
+        }))
+    }
+
     /// Aborts every multipart upload under `prefix` in `bucket` initiated more than
     /// `older_than` ago (uploads without an initiation time are kept), page by page
     /// (ListMultipartUploads). An upload the store no longer knows counts as aborted.
