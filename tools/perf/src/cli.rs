@@ -1,18 +1,20 @@
-//! `perf cli`: the command-line clients side by side on local-s3 — s3w, rclone and the
-//! AWS CLI v1 — one process per operation, as a user runs them: one big file up and down,
-//! 2,000 small files up and down, `ls -r` of 10,000 keys, `rm -r` of 2,000 keys.
-//! Interleaved (every client once per repetition of a workload before the next
+//! `perf cli`: the command-line clients side by side on local-s3 (or moto, `--server
+//! moto`) — s3w, rclone and the AWS CLI v1 — one process per operation, as a user runs
+//! them: one big file up and down, 2,000 small files up and down, `ls -r` of 10,000
+//! keys, `rm -r` of 2,000 keys. Interleaved (every client once per repetition of a workload before the next
 //! repetition), each run's wall time and maximum RSS taken by `/usr/bin/time`, every result
 //! checked (sizes, counts), medians over the repetitions.
 //!
 //! ```text
 //! cargo run --release -p perf -- cli [--reps 3] [--clients s3w,rclone,aws] [--tiny]
-//!     [--workloads big-up,big-down,small-up,small-down,ls-r,rm-r] [--out DIR] [--name NAME]
+//!     [--server local-s3|moto] [--out DIR] [--name NAME]
+//!     [--workloads big-up,big-down,small-up,small-down,ls-r,rm-r]
 //! ```
 //!
 //! Peers come from the registries: rclone from Debian (`apt-get install rclone`, tried once
 //! if it is missing), the AWS CLI v1 from PyPI into a venv under the target directory
-//! ([`AWSCLI`]). A peer that cannot be had is skipped with a line saying why.
+//! ([`AWSCLI`]); moto from PyPI too ([`crate::moto`]). A peer that cannot be had is
+//! skipped with a line saying why.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -121,7 +123,17 @@ impl Peer {
 pub fn run(args: &[String]) -> Result<(), String> {
     let flags = crate::harness::flags(args, &["tiny"])?;
     for name in flags.keys() {
-        if !["tiny", "reps", "clients", "workloads", "out", "name"].contains(&name.as_str()) {
+        if ![
+            "tiny",
+            "reps",
+            "clients",
+            "workloads",
+            "server",
+            "out",
+            "name",
+        ]
+        .contains(&name.as_str())
+        {
             return Err(format!("unknown flag --{name}"));
         }
     }
@@ -153,6 +165,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         None => WORKLOADS.to_vec(),
     };
+    let server = match flags.get("server").map_or("local-s3", String::as_str) {
+        "local-s3" => "local-s3",
+        "moto" => "moto",
+        other => return Err(format!("unknown server {other} (local-s3, moto)")),
+    };
     let out = PathBuf::from(flags.get("out").map_or("measurements", String::as_str));
     let name = flags
         .get("name")
@@ -165,7 +182,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let scratch = PathBuf::from("/dev/shm").join(format!("s3w-perf-cli-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
     let load_before = machine::load();
-    let result = measure(&scratch, sizes, reps, &wanted, &workloads);
+    let result = measure(&scratch, server, sizes, reps, &wanted, &workloads);
     let _ = std::fs::remove_dir_all(&scratch);
     let (records, versions, skipped) = result?;
     let meta = json!({
@@ -175,7 +192,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "cpu": machine::cpu_model(),
         "cores": std::thread::available_parallelism().map_or(0, |n| n.get()),
         "load_before": load_before, "load_after": machine::load(),
-        "command": command, "reps": reps, "versions": versions, "skipped": skipped,
+        "command": command, "server": server, "reps": reps, "versions": versions, "skipped": skipped,
     });
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let mut jsonl = format!("{meta}\n");
@@ -193,12 +210,13 @@ type Measured = (Vec<Value>, Value, Vec<String>);
 
 fn measure(
     scratch: &Path,
+    server: &str,
     sizes: Sizes,
     reps: usize,
     wanted: &[String],
     workloads: &[&str],
 ) -> Result<Measured, String> {
-    let server = servers::start("local-s3", scratch)?;
+    let server = servers::start(server, scratch)?;
     let env = vec![
         ("AWS_ACCESS_KEY_ID".to_owned(), server.access_key.clone()),
         (
@@ -559,36 +577,8 @@ fn which(program: &str) -> Option<PathBuf> {
 
 /// The AWS CLI v1 in a venv under the target directory, made on first use.
 fn awscli() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let target = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("no target directory")?;
-    let venv = target.join(format!("perf-awscli-{}", AWSCLI.replace("==", "-")));
-    let aws = venv.join("bin/aws");
-    if venv.join("s3w-complete").exists() {
-        return Ok(aws);
-    }
-    let _ = std::fs::remove_dir_all(&venv);
-    let python = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
-    eprintln!("perf cli: making the AWS CLI venv {}", venv.display());
-    let ok = |command: &mut Command, what: &str| -> Result<(), String> {
-        let status = command.status().map_err(|e| format!("{what}: {e}"))?;
-        status
-            .success()
-            .then_some(())
-            .ok_or(format!("{what}: {status}"))
-    };
-    ok(
-        Command::new(&python).args(["-m", "venv"]).arg(&venv),
-        "python3 -m venv",
-    )?;
-    ok(
-        Command::new(venv.join("bin/python")).args(["-m", "pip", "install", "--quiet", AWSCLI]),
-        "pip install awscli",
-    )?;
-    std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
-    Ok(aws)
+    let python = crate::venv::python("awscli", crate::venv::Install::Package(AWSCLI))?;
+    Ok(python.with_file_name("aws"))
 }
 
 /// The markdown table: median wall time and maximum RSS per workload and client.
@@ -601,10 +591,11 @@ fn report(meta: &Value, records: &[Value], sizes: Sizes) -> String {
         }
     }
     let mut md = format!(
-        "# CLI clients on local-s3 ({})\n\nCommit {} (dirty: {}), {} ({} cores), load {} before / {} after. \
+        "# CLI clients on {} ({})\n\nCommit {} (dirty: {}), {} ({} cores), load {} before / {} after. \
          Medians of {} interleaved runs; wall time and maximum RSS by `/usr/bin/time` \
          (process start-up included: what a user waits for). Big file {} MiB; {} small files of {} B; \
          `ls -r` of {} keys; `rm -r` of {} keys.\n\nCommand: `{}`\n\nVersions: {}\n\n",
+        meta["server"].as_str().unwrap_or("local-s3"),
         meta["date"].as_str().unwrap_or(""),
         meta["commit"].as_str().unwrap_or(""),
         meta["dirty"],
@@ -628,7 +619,11 @@ fn report(meta: &Value, records: &[Value], sizes: Sizes) -> String {
     md.push_str("\n|---|");
     md.push_str(&"---|---|".repeat(clients.len()));
     md.push('\n');
-    for workload in WORKLOADS {
+    // Only the workloads that ran (`--workloads` may choose a few).
+    for workload in WORKLOADS
+        .into_iter()
+        .filter(|w| records.iter().any(|r| r["workload"] == *w))
+    {
         md.push_str(&format!("| {workload} |"));
         for client in &clients {
             let runs: Vec<&Value> = records

@@ -10,6 +10,8 @@ use std::sync::{Mutex, OnceLock};
 use perf_peer::{Args, BUCKET};
 use serde_json::{Value, json};
 
+use crate::venv::{self, succeed, target_dir};
+
 /// Runs one workload on `client` and returns its result lines (one
 /// `{"unsupported": why}` line when the client cannot do it). `tmp` is the peer's
 /// `TMPDIR`, on the same tmpfs as the source files (s3-wire 0.1.1 stages uploads there).
@@ -40,15 +42,6 @@ fn peers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../comparisons/perf-peers")
 }
 
-/// The harness's target directory (where its venv and the peers' builds live).
-fn target_dir() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    exe.parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .ok_or_else(|| "no target directory".to_owned())
-}
-
 /// The binary `peer` of `comparisons/perf-peers/<name>/`, built once per run with its own
 /// lockfile into `<target>/perf-peers/<name>` (`--ignore-rust-version`: s3-wire 0.1.1
 /// declares a newer toolchain than it needs).
@@ -77,50 +70,16 @@ fn cargo_peer(name: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// The boto3 peer's python: a venv under the target directory, made from the pinned
-/// `comparisons/perf-peers/boto3/requirements.txt` on first use (its name carries a hash
-/// of that file; a marker written last says it is complete).
+/// The boto3 peer's python: a venv made from the pinned
+/// `comparisons/perf-peers/boto3/requirements.txt` on first use.
 fn boto3_python() -> Result<PathBuf, String> {
     static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     PYTHON
         .get_or_init(|| {
             let requirements = peers_dir().join("boto3/requirements.txt");
-            let text = std::fs::read(&requirements)
-                .map_err(|e| format!("{}: {e}", requirements.display()))?;
-            let hash = text.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-            });
-            let venv = target_dir()?.join(format!("perf-venv-{hash:016x}"));
-            let python = venv.join("bin/python");
-            if venv.join("s3w-complete").exists() {
-                return Ok(python);
-            }
-            let _ = std::fs::remove_dir_all(&venv);
-            let interpreter = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
-            eprintln!("perf: making the boto3 venv {}", venv.display());
-            succeed(
-                Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
-                "python3 -m venv",
-            )?;
-            succeed(
-                Command::new(&python)
-                    .args(["-m", "pip", "install", "--quiet", "--no-deps", "-r"])
-                    .arg(&requirements),
-                "pip install",
-            )?;
-            std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
-            Ok(python)
+            venv::python("boto3", venv::Install::Requirements(&requirements))
         })
         .clone()
-}
-
-/// Runs a setup step (a build, a venv) with its output shown; `what` names it in errors.
-fn succeed(command: &mut Command, what: &str) -> Result<(), String> {
-    let status = command.status().map_err(|e| format!("{what}: {e}"))?;
-    status
-        .success()
-        .then_some(())
-        .ok_or(format!("{what}: {status}"))
 }
 
 /// Runs `program prefix... <args>` and parses its JSON result lines.

@@ -42,11 +42,13 @@ mod cli;
 mod clients;
 mod harness;
 mod machine;
+mod moto;
 mod null;
 mod report;
 mod servers;
 mod soak;
 mod stats;
+mod venv;
 mod workloads;
 
 use std::time::Duration;

@@ -29,6 +29,7 @@ pub struct Server {
     pub access_key: String,
     pub secret_key: String,
     _local: Option<local_s3::LocalS3>,
+    _moto: Option<crate::moto::Moto>,
 }
 
 /// The variable that chooses how s3-wire protects payloads over plain HTTP in a run:
@@ -59,7 +60,7 @@ pub fn client(endpoint: &str, access_key: &str, secret_key: &str) -> Result<Clie
         .map_err(|e| e.to_string())
 }
 
-/// Starts `null` or `local-s3` (its data under `scratch`, which is on tmpfs).
+/// Starts `null`, `local-s3` (its data under `scratch`, which is on tmpfs) or `moto`.
 pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
     match name {
         "null" => {
@@ -70,6 +71,7 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
                 access_key: NULL_KEY.into(),
                 secret_key: NULL_SECRET.into(),
                 _local: None,
+                _moto: None,
             })
         }
         "local-s3" => {
@@ -84,6 +86,18 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
                 access_key: local.access_key().to_owned(),
                 secret_key: local.secret_key().to_owned(),
                 _local: Some(local),
+                _moto: None,
+            })
+        }
+        "moto" => {
+            let moto = crate::moto::Moto::start(&scratch.join("moto.log"))?;
+            Ok(Server {
+                name: "moto",
+                endpoint: format!("http://127.0.0.1:{}", moto.port),
+                access_key: "moto-access-key".into(),
+                secret_key: "moto-secret-key".into(),
+                _local: None,
+                _moto: Some(moto),
             })
         }
         other => Err(format!("unknown server {other}")),

@@ -1,0 +1,70 @@
+//! Python venvs under the harness's target directory, made from PyPI on first use: the
+//! boto3 peer's, the AWS CLI's and moto's. A venv's name carries a hash of what it
+//! installs (a new pin makes a new venv), and a marker written last says it is complete.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a venv installs: a pinned requirements file, or one pinned package.
+pub enum Install<'a> {
+    Requirements(&'a Path),
+    Package(&'a str),
+}
+
+/// The python of the venv `name` that holds `install`, making the venv first if needed.
+pub fn python(name: &str, install: Install<'_>) -> Result<PathBuf, String> {
+    let (key, pip_args): (Vec<u8>, Vec<String>) = match install {
+        Install::Requirements(file) => (
+            std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?,
+            vec!["-r".into(), file.display().to_string()],
+        ),
+        Install::Package(pin) => (pin.as_bytes().to_vec(), vec![pin.to_owned()]),
+    };
+    let hash = key.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let venv = target_dir()?.join(format!("perf-venv-{name}-{hash:016x}"));
+    let python = venv.join("bin/python");
+    if venv.join("s3w-complete").exists() {
+        return Ok(python);
+    }
+    let _ = std::fs::remove_dir_all(&venv);
+    let interpreter = std::env::var("S3W_PYTHON").unwrap_or_else(|_| "python3".into());
+    eprintln!("perf: making the {name} venv {}", venv.display());
+    succeed(
+        Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
+        &format!("{interpreter} -m venv (set S3W_PYTHON to another Python 3 interpreter)"),
+    )?;
+    succeed(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(&pip_args),
+        &format!("pip install {} (from PyPI)", pip_args.join(" ")),
+    )?;
+    std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
+    Ok(python)
+}
+
+/// The harness's target directory (where its venvs and the peers' builds live).
+pub fn target_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    exe.parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "no target directory".to_owned())
+}
+
+/// Runs a setup step (a build, a venv) with its output shown; `what` names it in errors.
+pub fn succeed(command: &mut Command, what: &str) -> Result<(), String> {
+    let status = command.status().map_err(|e| format!("{what}: {e}"))?;
+    status
+        .success()
+        .then_some(())
+        .ok_or(format!("{what}: {status}"))
+}
