@@ -23,7 +23,12 @@ use s3_ops::ops::head_object::ObjectHead;
 use crate::client::{Client, RetryDenied};
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 use crate::retry::RetryCost;
+use crate::transfer::{FileWriter, PositionedWriter};
 use crate::verification::{NotVerified, Verification};
+
+/// Bytes [`ObjectBody::write_to_file`] gathers for one batch of positioned writes (it holds
+/// at most two: one being written, one being gathered).
+const FILE_WRITE_BATCH: usize = 1 << 20;
 
 /// Time limits that apply while a body is being received.
 #[derive(Clone, Copy, Debug)]
@@ -295,13 +300,27 @@ impl ObjectBody {
 
     /// Writes the body to a new file at `path` (truncating an existing one);
     /// returns the byte count. On error the partial file is left in place.
-    pub async fn write_to_file(self, path: impl AsRef<Path>) -> Result<u64, Error> {
-        let mut file = tokio::fs::File::create(path.as_ref())
+    ///
+    /// The chunks go to the file as they arrived, by position, in batches written on the
+    /// blocking pool while the next batch is received.
+    pub async fn write_to_file(mut self, path: impl AsRef<Path>) -> Result<u64, Error> {
+        let path = path.as_ref().to_path_buf();
+        let file = tokio::task::spawn_blocking(move || std::fs::File::create(path))
             .await
+            .map_err(|e| Error::io(io::Error::other(e)))?
             .map_err(Error::io)?;
-        let written = self.write_to(&mut file).await?;
-        file.sync_all().await.map_err(Error::io)?;
-        Ok(written)
+        let file = std::sync::Arc::new(file);
+        let mut writer =
+            PositionedWriter::new(FileWriter::start(file.clone()), 0, FILE_WRITE_BATCH);
+        while let Some(chunk) = self.next_chunk().await {
+            writer.push(chunk?).await?;
+        }
+        writer.finish().await?;
+        tokio::task::spawn_blocking(move || file.sync_all())
+            .await
+            .map_err(|e| Error::io(io::Error::other(e)))?
+            .map_err(Error::io)?;
+        Ok(self.received)
     }
 
     /// An [`AsyncRead`] over the body; errors surface as [`io::Error`]s

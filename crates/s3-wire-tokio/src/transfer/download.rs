@@ -33,6 +33,7 @@ use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure
 use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::download_resume::{self, Identity, Journal};
+use crate::transfer::file_writer::{FileWriter, PositionedWriter};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
 use crate::transfer::journal;
@@ -50,8 +51,9 @@ const MIN_REQUEST_COST: Duration = Duration::from_millis(20);
 /// from moto took 134 s in 8 MiB ranges and 7.7 s in 128 MiB ones).
 const LARGEST_RANGE: u64 = 128 << 20;
 
-/// The most a range in flight to a file holds: the bytes gathered for one positioned write
-/// and the chunk in hand (less with small parts or a small budget).
+/// The most a range in flight to a file holds: one batch of positioned writes in flight and
+/// the next one being gathered ([`PositionedWriter`]; less with small parts or a small
+/// budget).
 const FILE_RANGE_MEMORY: u64 = 2 << 20;
 
 /// What one range to a file is admitted for, and the bytes it gathers before a write.
@@ -442,42 +444,6 @@ impl TempFile {
     }
 }
 
-/// Writes `data` at `offset` of `file`.
-async fn write_at(file: &Arc<std::fs::File>, offset: u64, data: Bytes) -> Result<(), Error> {
-    let file = file.clone();
-    tokio::task::spawn_blocking(move || {
-        #[cfg(unix)]
-        let written = std::os::unix::fs::FileExt::write_all_at(&*file, &data, offset);
-        #[cfg(windows)]
-        let written = {
-            let mut done = 0;
-            let mut result = Ok(());
-            while done < data.len() {
-                match std::os::windows::fs::FileExt::seek_write(
-                    &*file,
-                    &data[done..],
-                    offset + done as u64,
-                ) {
-                    Ok(0) => {
-                        result = Err(io::Error::from(io::ErrorKind::WriteZero));
-                        break;
-                    }
-                    Ok(n) => done += n,
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            result
-        };
-        written
-    })
-    .await
-    .map_err(|e| Error::io(io::Error::other(e)))?
-    .map_err(Error::io)
-}
-
 async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<DownloadOutput, Error> {
     let DownloadBuilder {
         client,
@@ -728,7 +694,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         control: control.clone(),
         scheduler,
         mode,
-        file: file.as_ref().map(|f| f.file.clone()),
+        file: file.as_ref().map(|f| FileWriter::start(f.file.clone())),
         file_memory,
         // Ranges are checksummed when their values combine (CRCs) or are the parts'.
         range_algorithm,
@@ -1078,19 +1044,17 @@ async fn receive_whole(
         Sink::File(path) => {
             let file = TempFile::create(path, body.content_length().unwrap_or(0)).await?;
             let written = async {
-                let mut gathered = BytesMut::new();
+                let mut writer = PositionedWriter::new(
+                    FileWriter::start(file.file.clone()),
+                    0,
+                    memory.write_buffer,
+                );
                 while let Some(chunk) = next_chunk(&mut body, control).await? {
                     progress.moved(chunk.len() as u64);
-                    gathered.extend_from_slice(&chunk);
-                    if gathered.len() >= memory.write_buffer {
-                        let len = gathered.len() as u64;
-                        write_at(&file.file, received, gathered.split().freeze()).await?;
-                        received += len;
-                    }
+                    received += chunk.len() as u64;
+                    writer.push(chunk).await?;
                 }
-                let len = gathered.len() as u64;
-                write_at(&file.file, received, gathered.freeze()).await?;
-                received += len;
+                writer.finish().await?;
                 // A body without Content-Length may be shorter than the preallocation.
                 let handle = file.file.clone();
                 tokio::task::spawn_blocking(move || handle.set_len(received))
@@ -1297,7 +1261,8 @@ struct Driver {
     /// Holds a writer's ranges until their turn (a file's are written on arrival).
     scheduler: DownloadScheduler<Option<Held>>,
     mode: Mode,
-    file: Option<Arc<std::fs::File>>,
+    /// The writer of the temporary file, for a download to a file.
+    file: Option<FileWriter>,
     file_memory: FileMemory,
     /// The algorithm each range is checksummed with, if any.
     range_algorithm: Option<ChecksumAlgorithm>,
@@ -1576,6 +1541,12 @@ impl Driver {
     }
 }
 
+/// Where a range's bytes go as they arrive.
+enum RangeSink {
+    File(PositionedWriter),
+    Memory(BytesMut),
+}
+
 /// Fetches one range (or part) and writes it to the file or keeps it for the writer;
 /// `requests` is set to the GET's attempts once it answered.
 #[allow(clippy::too_many_arguments)]
@@ -1583,7 +1554,7 @@ async fn fetch_range(
     pinned: &Pinned,
     fetch: RangeFetch,
     mode: Mode,
-    file: Option<(Arc<std::fs::File>, usize)>,
+    file: Option<(FileWriter, usize)>,
     (algorithm, expected): (Option<ChecksumAlgorithm>, Option<Checksum>),
     admission: Admission,
     first: Option<ObjectBody>,
@@ -1654,10 +1625,14 @@ async fn fetch_range(
     };
     let mut checksummer = algorithm.map(s3_ops::Checksummer::new);
     let mut received = 0u64;
-    let mut gathered = BytesMut::with_capacity(match file {
-        Some((_, write_buffer)) => write_buffer.min(len as usize),
-        None => len as usize,
-    });
+    // To a file: written by position as the chunks come; to a writer: held whole until its
+    // turn.
+    let mut sink = match file {
+        Some((file, write_buffer)) => {
+            RangeSink::File(PositionedWriter::new(file, range.start, write_buffer))
+        }
+        None => RangeSink::Memory(BytesMut::with_capacity(len as usize)),
+    };
     while received < len {
         let Some(chunk) = body.next_chunk().await.transpose()? else {
             break;
@@ -1669,12 +1644,9 @@ async fn fetch_range(
         if let Some(checksummer) = &mut checksummer {
             checksummer.update(&chunk);
         }
-        gathered.extend_from_slice(&chunk);
-        if let Some((file, write_buffer)) = &file
-            && gathered.len() >= *write_buffer
-        {
-            let offset = range.start + received - gathered.len() as u64;
-            write_at(file, offset, gathered.split().freeze()).await?;
+        match &mut sink {
+            RangeSink::File(writer) => writer.push(chunk).await?,
+            RangeSink::Memory(gathered) => gathered.extend_from_slice(&chunk),
         }
     }
     if received != len {
@@ -1693,14 +1665,13 @@ async fn fetch_range(
             &computed.to_base64(),
         ));
     }
-    let data = match &file {
-        Some((file, _)) => {
-            let offset = range.end - gathered.len() as u64;
-            write_at(file, offset, gathered.freeze()).await?;
+    let data = match sink {
+        RangeSink::File(writer) => {
+            writer.finish().await?;
             drop(admission);
             None
         }
-        None => Some((gathered.freeze(), admission)),
+        RangeSink::Memory(gathered) => Some((gathered.freeze(), admission)),
     };
     Ok(Fetched {
         index: fetch.index,

@@ -25,6 +25,7 @@ mod copy;
 mod directory;
 mod download;
 mod download_resume;
+mod file_writer;
 mod handle;
 mod integrity;
 mod journal;
@@ -44,6 +45,7 @@ pub use directory::{
     format_mtime, object_mtime,
 };
 pub use download::{Destination, DownloadBuilder, DownloadOutput};
+pub(crate) use file_writer::{FileWriter, PositionedWriter};
 pub use handle::TransferHandle;
 pub(crate) use progress::PartProgress;
 pub use progress::Progress;
