@@ -957,14 +957,17 @@ async fn listed_parts(
         let Ok(page) = pinned.client.get_object_attributes(op.clone()).await else {
             return Ok(None);
         };
-        // No `If-Match` here: the ETag in the answer pins it.
+        // No `If-Match` here: the ETag in the answer pins it. An answer about another ETag
+        // is not trusted, and not a failure either (a probe never fails a download): the
+        // parts are found another way, and if the object did change, the data requests,
+        // pinned by `If-Match`, fail as `ObjectChanged`.
         if page
             .result
             .etag
             .as_ref()
             .is_some_and(|etag| etag != &pinned.etag)
         {
-            return Err(Error::transfer_error(TransferErrorKind::ObjectChanged));
+            return Ok(None);
         }
         let Some(object_parts) = &page.result.object_parts else {
             return Ok(None);
