@@ -286,6 +286,9 @@ fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConf
             .get_or_init(|| Arc::new(PlatformVerifier::new(Vec::new(), provider.clone())))
             .clone()
     } else if tls.platform_roots {
+        // The extra roots are checked now, so a garbled one fails the build; the
+        // platform's are loaded at the first handshake.
+        extra_root_store(&tls.extra_roots)?;
         Arc::new(PlatformVerifier::new(
             tls.extra_roots.clone(),
             provider.clone(),
@@ -297,16 +300,8 @@ fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConf
                  certificate is given: no server could be trusted (add a CA bundle)",
             ));
         }
-        let mut roots = rustls::RootCertStore::empty();
-        for root in &tls.extra_roots {
-            roots.add(root.clone()).map_err(|e| {
-                Error::config(format!(
-                    "a root certificate cannot be used as a trust anchor: {e}"
-                ))
-            })?;
-        }
         rustls::client::WebPkiServerVerifier::builder_with_provider(
-            Arc::new(roots),
+            Arc::new(extra_root_store(&tls.extra_roots)?),
             provider.clone(),
         )
         .build()
@@ -333,6 +328,21 @@ fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConf
         vec![b"http/1.1".to_vec()]
     };
     Ok(config)
+}
+
+/// The extra roots as a store, each one checked as a trust anchor.
+fn extra_root_store(
+    extra_roots: &[CertificateDer<'static>],
+) -> Result<rustls::RootCertStore, Error> {
+    let mut roots = rustls::RootCertStore::empty();
+    for root in extra_roots {
+        roots.add(root.clone()).map_err(|e| {
+            Error::config(format!(
+                "one of the root certificates cannot be used as a trust anchor: {e}"
+            ))
+        })?;
+    }
+    Ok(roots)
 }
 
 /// The most header fields an HTTP/1.1 response may have. hyper's default of 100 would
