@@ -317,8 +317,10 @@ mod tests {
             .collect();
         pairs.push(("content-length".into(), "12".into()));
         pairs.push(("x-amz-meta-k3".into(), "again".into()));
-        let pairs: Vec<(&str, &str)> =
-            pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
         let large = map(&pairs);
         for headers in [&small, &large] {
             let head = Head::new(headers);
@@ -332,13 +334,19 @@ mod tests {
                 "x-amz-request-id",
                 "absent",
             ] {
-                assert_eq!(head.str(name), headers.get(name).map(|v| v.to_str().unwrap()));
+                assert_eq!(
+                    head.str(name),
+                    headers.get(name).map(|v| v.to_str().unwrap())
+                );
             }
             assert_eq!(head.u64("content-length").unwrap(), Some(12));
         }
         assert!(Head::new(&small).index.is_some());
         assert!(Head::new(&large).index.is_none());
         assert_eq!(Head::new(&small).str("x-amz-meta-a"), Some("1"));
-        assert_eq!(RequestIds::from_headers(&small).request_id.as_deref(), Some("R"));
+        assert_eq!(
+            RequestIds::from_headers(&small).request_id.as_deref(),
+            Some("R")
+        );
     }
 }

@@ -7,8 +7,8 @@
 
 use std::sync::RwLock;
 
-pub(crate) use crate::sha256::hmac;
 use crate::sha256::HmacKey;
+pub(crate) use crate::sha256::hmac;
 use crate::signer::Signature;
 
 /// How many scopes the cache remembers; more than one client region or a day

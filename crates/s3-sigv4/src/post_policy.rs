@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-
 use crate::credentials::Credentials;
 use crate::encoding::base64_encode;
 use crate::error::{Error, InvalidParameter};
@@ -222,10 +221,8 @@ impl Signer {
         params.validate()?;
         checked_v4(params)?;
         let policy = base64_encode(policy_json.as_bytes());
-        let signature = Signature::from_hmac(
-            self.signing_key(credentials, params)
-                .mac(policy.as_bytes()),
-        );
+        let signature =
+            Signature::from_hmac(self.signing_key(credentials, params).mac(policy.as_bytes()));
         Ok(PostPolicyForm {
             policy,
             algorithm: ALGORITHM,
