@@ -23,9 +23,10 @@ fn main() {
     );
     let time = SigningTime::from_parts(2013, 5, 24, 0, 0, 0).expect("time");
     let params = SigningParams::new("us-east-1", "s3", time, PayloadHash::Empty);
-    let request = http::Request::get("https://s3.us-east-1.amazonaws.com/bucket/key%20with%20spaces")
-        .body(())
-        .expect("request");
+    let request =
+        http::Request::get("https://s3.us-east-1.amazonaws.com/bucket/key%20with%20spaces")
+            .body(())
+            .expect("request");
     let mut warm = request.clone();
     let signature = signer
         .sign_headers(&mut warm, &credentials, &params)
