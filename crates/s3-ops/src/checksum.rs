@@ -56,13 +56,32 @@ impl ChecksumAlgorithm {
 
     /// The header (or trailer) carrying the value: `x-amz-checksum-crc32`, ...
     pub fn header_name(self) -> HeaderName {
-        HeaderName::from_static(match self {
+        // Constants: `from_static` at run time would check the name on every call.
+        const NAMES: [HeaderName; 5] = [
+            HeaderName::from_static(ChecksumAlgorithm::Crc32.header_str()),
+            HeaderName::from_static(ChecksumAlgorithm::Crc32c.header_str()),
+            HeaderName::from_static(ChecksumAlgorithm::Crc64Nvme.header_str()),
+            HeaderName::from_static(ChecksumAlgorithm::Sha1.header_str()),
+            HeaderName::from_static(ChecksumAlgorithm::Sha256.header_str()),
+        ];
+        match self {
+            ChecksumAlgorithm::Crc32 => NAMES[0].clone(),
+            ChecksumAlgorithm::Crc32c => NAMES[1].clone(),
+            ChecksumAlgorithm::Crc64Nvme => NAMES[2].clone(),
+            ChecksumAlgorithm::Sha1 => NAMES[3].clone(),
+            ChecksumAlgorithm::Sha256 => NAMES[4].clone(),
+        }
+    }
+
+    /// [`ChecksumAlgorithm::header_name`] as text.
+    pub(crate) const fn header_str(self) -> &'static str {
+        match self {
             ChecksumAlgorithm::Crc32 => "x-amz-checksum-crc32",
             ChecksumAlgorithm::Crc32c => "x-amz-checksum-crc32c",
             ChecksumAlgorithm::Crc64Nvme => "x-amz-checksum-crc64nvme",
             ChecksumAlgorithm::Sha1 => "x-amz-checksum-sha1",
             ChecksumAlgorithm::Sha256 => "x-amz-checksum-sha256",
-        })
+        }
     }
 
     /// Digest length in bytes.
@@ -623,16 +642,20 @@ pub struct ResponseChecksums {
 impl ResponseChecksums {
     /// Reads the checksum headers of a response.
     pub fn from_headers(headers: &HeaderMap) -> Self {
+        Self::from_head(&crate::response::Head::new(headers))
+    }
+
+    pub(crate) fn from_head(head: &crate::response::Head<'_>) -> Self {
         let values = ChecksumAlgorithm::ALL
             .into_iter()
             .filter_map(|algorithm| {
-                let value = headers.get(algorithm.header_name())?.to_str().ok()?;
-                Some((algorithm, value.to_owned()))
+                let value = head.string(algorithm.header_str())?;
+                Some((algorithm, value))
             })
             .collect();
-        let checksum_type = headers
-            .get("x-amz-checksum-type")
-            .and_then(|v| v.to_str().ok())
+        let checksum_type = head
+            .string("x-amz-checksum-type")
+            .as_deref()
             .and_then(ChecksumType::parse);
         ResponseChecksums {
             values,

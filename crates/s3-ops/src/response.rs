@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use bytes::Bytes;
 use http::response::Parts;
-use http::{HeaderMap, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
 
 use crate::checksum::ResponseChecksums;
 use crate::error::{Error, S3Error};
@@ -24,11 +24,7 @@ pub struct RequestIds {
 impl RequestIds {
     /// Reads the ids from response headers.
     pub fn from_headers(headers: &HeaderMap) -> Self {
-        let head = Head(headers);
-        RequestIds {
-            request_id: head.string("x-amz-request-id"),
-            extended_request_id: head.string("x-amz-id-2"),
-        }
+        Head::new(headers).request_ids()
     }
 }
 
@@ -82,7 +78,7 @@ pub(crate) fn decode_document<T>(
 /// Bodiless errors (HEAD, some proxies) get a code derived from the status, as the AWS
 /// SDKs do: `NotFound`, `Forbidden`, `NotModified`, `PreconditionFailed`, ...
 pub fn service_error(parts: &Parts, body: &[u8]) -> S3Error {
-    let head = Head(&parts.headers);
+    let head = Head::new(&parts.headers);
     let mut error = crate::xml::decode_error_document(parts.status, body)
         .unwrap_or_else(|| S3Error::new(parts.status, status_code_name(parts.status)));
     if error.request_id.is_none() {
@@ -117,18 +113,73 @@ fn status_code_name(status: StatusCode) -> String {
     }
 }
 
+/// How many distinct header names a response head may have to be read through
+/// [`Head`]'s index; a larger head (an object with many metadata entries) is read
+/// through the map's own lookups.
+const INDEXED_NAMES: usize = 32;
+
 /// Typed readers over response headers. Absent headers are `None`; present but garbled
 /// ones are a [`Error::MalformedResponse`].
-#[derive(Clone, Copy)]
-pub(crate) struct Head<'a>(pub(crate) &'a HeaderMap);
+///
+/// A decoder asks for dozens of names, most of them absent. `HeaderMap::get(&str)`
+/// parses and hashes the name on every call; the index (each name's first value, made
+/// in one pass) answers with a scan over a dozen names, comparing lengths first.
+pub(crate) struct Head<'a> {
+    map: &'a HeaderMap,
+    index: Option<Index<'a>>,
+}
 
-impl Head<'_> {
+struct Index<'a> {
+    entries: [(&'a str, &'a HeaderValue); INDEXED_NAMES],
+    len: usize,
+}
+
+impl<'a> Head<'a> {
+    pub(crate) fn new(map: &'a HeaderMap) -> Self {
+        static NONE: HeaderValue = HeaderValue::from_static("");
+        if map.keys_len() > INDEXED_NAMES {
+            return Self { map, index: None };
+        }
+        let mut index = Index {
+            entries: [("", &NONE); INDEXED_NAMES],
+            len: 0,
+        };
+        let mut previous: &str = "";
+        for (name, value) in map {
+            let name = name.as_str();
+            // Every value of one name comes in a row, with the very same name slice:
+            // only the first is kept (what `HeaderMap::get` answers).
+            if std::ptr::eq(name, previous) {
+                continue;
+            }
+            previous = name;
+            index.entries[index.len] = (name, value);
+            index.len += 1;
+        }
+        Self {
+            map,
+            index: Some(index),
+        }
+    }
+
+    /// The first value of `name` (lowercase, as every name this crate reads).
+    fn value(&self, name: &str) -> Option<&'a HeaderValue> {
+        debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "{name}");
+        match &self.index {
+            Some(index) => index.entries[..index.len]
+                .iter()
+                .find(|(indexed, _)| *indexed == name)
+                .map(|(_, value)| *value),
+            None => self.map.get(name),
+        }
+    }
+
     pub(crate) fn string(&self, name: &str) -> Option<String> {
         self.str(name).map(str::to_owned)
     }
 
-    fn str(&self, name: &str) -> Option<&str> {
-        self.0.get(name).and_then(|v| v.to_str().ok())
+    fn str(&self, name: &str) -> Option<&'a str> {
+        self.value(name).and_then(|v| v.to_str().ok())
     }
 
     pub(crate) fn u64(&self, name: &str) -> Result<Option<u64>, Error> {
@@ -164,16 +215,19 @@ impl Head<'_> {
     }
 
     pub(crate) fn checksums(&self) -> ResponseChecksums {
-        ResponseChecksums::from_headers(self.0)
+        ResponseChecksums::from_head(self)
     }
 
     pub(crate) fn request_ids(&self) -> RequestIds {
-        RequestIds::from_headers(self.0)
+        RequestIds {
+            request_id: self.string("x-amz-request-id"),
+            extended_request_id: self.string("x-amz-id-2"),
+        }
     }
 
     /// `x-amz-meta-*` headers, names without the prefix (S3 returns them lower-case).
     pub(crate) fn metadata(&self) -> BTreeMap<String, String> {
-        self.0
+        self.map
             .iter()
             .filter_map(|(name, value)| {
                 let name = name.as_str().strip_prefix("x-amz-meta-")?;
@@ -202,7 +256,7 @@ impl Head<'_> {
         name: &str,
         parse: impl FnOnce(&str) -> Option<T>,
     ) -> Result<Option<T>, Error> {
-        match self.0.get(name) {
+        match self.value(name) {
             None => Ok(None),
             Some(value) => value
                 .to_str()
@@ -229,4 +283,70 @@ pub struct EncryptionInfo {
     pub customer_algorithm: Option<String>,
     /// `x-amz-server-side-encryption-customer-key-MD5` (SSE-C).
     pub customer_key_md5: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        map
+    }
+
+    /// The index answers what the map answers: the first value of a name, `None` for an
+    /// absent one, whatever the case the server wrote the name in; and a head with more
+    /// names than the index holds is read from the map.
+    #[test]
+    fn head_reads_like_the_map() {
+        let small = map(&[
+            ("ETag", "\"abc\""),
+            ("x-amz-meta-a", "1"),
+            ("x-amz-meta-a", "2"),
+            ("Content-Length", "12"),
+            ("x-amz-request-id", "R"),
+        ]);
+        let mut pairs: Vec<(String, String)> = (0..INDEXED_NAMES + 5)
+            .map(|i| (format!("x-amz-meta-k{i}"), i.to_string()))
+            .collect();
+        pairs.push(("content-length".into(), "12".into()));
+        pairs.push(("x-amz-meta-k3".into(), "again".into()));
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let large = map(&pairs);
+        for headers in [&small, &large] {
+            let head = Head::new(headers);
+            assert_eq!(head.index.is_some(), headers.keys_len() <= INDEXED_NAMES);
+            for name in [
+                "etag",
+                "x-amz-meta-a",
+                "x-amz-meta-k3",
+                "x-amz-meta-k36",
+                "content-length",
+                "x-amz-request-id",
+                "absent",
+            ] {
+                assert_eq!(
+                    head.str(name),
+                    headers.get(name).map(|v| v.to_str().unwrap())
+                );
+            }
+            assert_eq!(head.u64("content-length").unwrap(), Some(12));
+        }
+        assert!(Head::new(&small).index.is_some());
+        assert!(Head::new(&large).index.is_none());
+        assert_eq!(Head::new(&small).str("x-amz-meta-a"), Some("1"));
+        assert_eq!(
+            RequestIds::from_headers(&small).request_id.as_deref(),
+            Some("R")
+        );
+    }
 }

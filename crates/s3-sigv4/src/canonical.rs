@@ -100,9 +100,7 @@ pub(crate) fn canonical_query_into(query: &str, out: &mut Vec<u8>) -> Result<(),
 
 /// One `name[=value]` pair of a query already in canonical encoding.
 struct QueryPair<'a> {
-    /// The first 8 bytes of the name, big-endian and zero-padded: orders like
-    /// the name itself (canonical names contain no zero byte), so most
-    /// comparisons are one integer compare.
+    /// [`sort_prefix`] of the name.
     prefix: u64,
     name: &'a [u8],
     value: &'a [u8],
@@ -170,16 +168,24 @@ impl<'a> QueryPair<'a> {
             Some(eq) => (&pair[..eq], &pair[eq + 1..], Some(pair)),
             None => (pair, &b""[..], None),
         };
-        let mut prefix = [0u8; 8];
-        let head = name.len().min(8);
-        prefix[..head].copy_from_slice(&name[..head]);
         Self {
-            prefix: u64::from_be_bytes(prefix),
+            prefix: sort_prefix(name),
             name,
             value,
             whole,
         }
     }
+}
+
+/// The first 8 bytes of `name`, big-endian and zero-padded: orders like the
+/// name itself when names hold no zero byte (canonical query names and header
+/// names do not), so most comparisons of a sort are one integer compare.
+#[inline]
+fn sort_prefix(name: &[u8]) -> u64 {
+    let mut prefix = [0u8; 8];
+    let head = name.len().min(8);
+    prefix[..head].copy_from_slice(&name[..head]);
+    u64::from_be_bytes(prefix)
 }
 
 fn write_sorted_pairs(mut pairs: Vec<QueryPair<'_>>, size_hint: usize, out: &mut Vec<u8>) {
@@ -244,6 +250,8 @@ fn shift_offset(error: InvalidUri, by: usize) -> InvalidUri {
 /// A signed header value with its name.
 #[derive(Clone, Copy)]
 struct HeaderEntry<'a> {
+    /// [`sort_prefix`] of the name.
+    prefix: u64,
     name: &'a str,
     /// Which distinct name (map entry) this value belongs to.
     group: usize,
@@ -253,6 +261,7 @@ struct HeaderEntry<'a> {
 }
 
 const EMPTY_ENTRY: HeaderEntry<'static> = HeaderEntry {
+    prefix: 0,
     name: "",
     group: 0,
     order: 0,
@@ -298,6 +307,7 @@ pub(crate) fn canonical_headers_into(
         let value = value.as_bytes();
         if selection.signs(name, value) {
             storage[count] = HeaderEntry {
+                prefix: sort_prefix(name.as_bytes()),
                 name,
                 group,
                 order,
@@ -308,6 +318,7 @@ pub(crate) fn canonical_headers_into(
     }
     if let Some(host) = host {
         storage[count] = HeaderEntry {
+            prefix: sort_prefix(b"host"),
             name: "host",
             group: group + 1,
             order: usize::MAX,
@@ -316,7 +327,12 @@ pub(crate) fn canonical_headers_into(
         count += 1;
     }
     let entries = &mut storage[..count];
-    entries.sort_unstable_by(|a, b| a.name.cmp(b.name).then(a.order.cmp(&b.order)));
+    entries.sort_unstable_by(|a, b| {
+        a.prefix
+            .cmp(&b.prefix)
+            .then_with(|| a.name.cmp(b.name))
+            .then(a.order.cmp(&b.order))
+    });
 
     let mut previous_group = None;
     for entry in entries.iter() {

@@ -341,7 +341,7 @@ impl ChunkSigning {
             sts.push(b'\n');
             sts.extend_from_slice(hash);
         }
-        self.previous = self.key.clone().sign(sts);
+        self.previous = self.key.sign(sts);
         self.previous
     }
 }

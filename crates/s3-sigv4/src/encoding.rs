@@ -217,11 +217,13 @@ pub(crate) fn hex32(bytes: &[u8; 32]) -> [u8; 64] {
     out
 }
 
-/// Appends the lowercase hex form of `bytes`.
+/// Appends the lowercase hex form of `bytes` (one resize, then plain stores:
+/// no capacity check per byte).
 pub(crate) fn push_hex(bytes: &[u8], out: &mut Vec<u8>) {
-    out.reserve(2 * bytes.len());
-    for &byte in bytes {
-        out.extend_from_slice(&HEX_PAIRS[usize::from(byte)]);
+    let start = out.len();
+    out.resize(start + 2 * bytes.len(), 0);
+    for (pair, &byte) in out[start..].chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
     }
 }
 

@@ -2,43 +2,26 @@
 //!
 //! The key is `HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service),
 //! "aws4_request")`. Four HMACs per request would dominate signing cost, so the
-//! derived key is cached per (secret, date, region, service), already loaded
-//! into a keyed HMAC state that each signature clones.
+//! derived key is cached per (secret, date, region, service) as an [`HmacKey`]
+//! whose pad blocks are already hashed.
 
 use std::sync::RwLock;
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-
+use crate::sha256::HmacKey;
+pub(crate) use crate::sha256::hmac;
 use crate::signer::Signature;
-
-pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// How many scopes the cache remembers; more than one client region or a day
 /// boundary need a few, never many.
 const CACHE_CAPACITY: usize = 8;
 
-pub(crate) fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
-    let mut mac = keyed(key);
-    mac.update(data);
-    mac.finalize().into_bytes().into()
-}
-
-pub(crate) fn keyed(key: &[u8]) -> HmacSha256 {
-    // HMAC accepts keys of any length; the error type is uninhabited in practice.
-    match HmacSha256::new_from_slice(key) {
-        Ok(mac) => mac,
-        Err(_) => unreachable!("HMAC takes keys of every length"),
-    }
-}
-
-/// Derives the signing key and returns an HMAC state keyed with it.
-pub(crate) fn derive_signing_mac(
+/// Derives the signing key of a scope.
+pub(crate) fn derive_signing_key(
     secret: &str,
     date: &[u8],
     region: &str,
     service: &str,
-) -> HmacSha256 {
+) -> HmacKey {
     let mut secret_key = Vec::with_capacity(4 + secret.len());
     secret_key.extend_from_slice(b"AWS4");
     secret_key.extend_from_slice(secret.as_bytes());
@@ -46,30 +29,26 @@ pub(crate) fn derive_signing_mac(
     let region_key = hmac(&date_key, region.as_bytes());
     let service_key = hmac(&region_key, service.as_bytes());
     let signing_key = hmac(&service_key, b"aws4_request");
-    keyed(&signing_key)
+    secret_key.fill(0);
+    HmacKey::new(&signing_key)
 }
 
-/// What signs a string to sign: the keyed HMAC of a SigV4 scope, or the ECDSA
+/// What signs a string to sign: the HMAC key of a SigV4 scope, or the ECDSA
 /// key of a SigV4a credential.
 #[derive(Clone)]
 pub(crate) enum ScopeKey {
-    Hmac(HmacSha256),
+    Hmac(HmacKey),
     #[cfg(feature = "sigv4a")]
     Ecdsa(std::sync::Arc<p256::ecdsa::SigningKey>),
 }
 
 impl ScopeKey {
-    /// Consumes the key: a keyed HMAC state is spent by one signature, so a request's
-    /// signature takes the cache's copy as it is, and a chunk encoder clones its own.
-    pub(crate) fn sign(self, string_to_sign: &[u8]) -> Signature {
+    pub(crate) fn sign(&self, string_to_sign: &[u8]) -> Signature {
         match self {
-            Self::Hmac(mut mac) => {
-                mac.update(string_to_sign);
-                Signature::from_mac(mac)
-            }
+            Self::Hmac(key) => Signature::from_hmac(key.mac(string_to_sign)),
             #[cfg(feature = "sigv4a")]
             Self::Ecdsa(key) => {
-                Signature::from_der(crate::v4a::sign(&key, string_to_sign).as_bytes())
+                Signature::from_der(crate::v4a::sign(key, string_to_sign).as_bytes())
             }
         }
     }
@@ -80,7 +59,7 @@ struct Entry {
     date: [u8; 8],
     region: Box<str>,
     service: Box<str>,
-    mac: HmacSha256,
+    key: HmacKey,
 }
 
 /// A small FIFO cache of derived keys, shared by `&self` across threads: SigV4's keyed
@@ -132,7 +111,7 @@ impl<E> FifoCache<E> {
     }
 }
 
-/// The keyed HMAC states of the most recent SigV4 scopes.
+/// The HMAC keys of the most recent SigV4 scopes.
 pub(crate) struct KeyCache(FifoCache<Entry>);
 
 impl Default for KeyCache {
@@ -142,18 +121,18 @@ impl Default for KeyCache {
 }
 
 impl KeyCache {
-    /// The keyed HMAC for this scope, derived at most once per scope while it
+    /// The HMAC key for this scope, derived at most once per scope while it
     /// stays among the most recent [`CACHE_CAPACITY`] scopes.
-    pub(crate) fn signing_mac(
+    pub(crate) fn signing_key(
         &self,
         secret: &str,
         date: &[u8],
         region: &str,
         service: &str,
-    ) -> HmacSha256 {
+    ) -> HmacKey {
         let date_bytes: [u8; 8] = match date.try_into() {
             Ok(bytes) => bytes,
-            Err(_) => return derive_signing_mac(secret, date, region, service),
+            Err(_) => return derive_signing_key(secret, date, region, service),
         };
         let found = self.0.get_or_insert(
             |entry| {
@@ -162,19 +141,19 @@ impl KeyCache {
                     && *entry.service == *service
                     && *entry.secret == *secret
             },
-            |entry| entry.mac.clone(),
+            |entry| entry.key,
             || {
                 Ok::<_, std::convert::Infallible>(Entry {
                     secret: secret.into(),
                     date: date_bytes,
                     region: region.into(),
                     service: service.into(),
-                    mac: derive_signing_mac(secret, date, region, service),
+                    key: derive_signing_key(secret, date, region, service),
                 })
             },
         );
         match found {
-            Ok(mac) => mac,
+            Ok(key) => key,
             Err(never) => match never {},
         }
     }
@@ -208,22 +187,16 @@ mod tests {
     #[test]
     fn cache_reuses_and_evicts() {
         let cache = KeyCache::default();
-        let first = cache.signing_mac("s", b"20130524", "us-east-1", "s3");
-        let again = cache.signing_mac("s", b"20130524", "us-east-1", "s3");
+        let first = cache.signing_key("s", b"20130524", "us-east-1", "s3");
+        let again = cache.signing_key("s", b"20130524", "us-east-1", "s3");
         assert_eq!(cache.len(), 1);
-        assert_eq!(
-            first.chain_update(b"x").finalize().into_bytes(),
-            again.chain_update(b"x").finalize().into_bytes()
-        );
+        assert_eq!(first.mac(b"x"), again.mac(b"x"));
         for day in 0..20 {
-            cache.signing_mac("s", format!("201305{day:02}").as_bytes(), "us-east-1", "s3");
+            cache.signing_key("s", format!("201305{day:02}").as_bytes(), "us-east-1", "s3");
         }
         assert_eq!(cache.len(), CACHE_CAPACITY);
-        let other_secret = cache.signing_mac("t", b"20130524", "us-east-1", "s3");
-        let fresh = derive_signing_mac("t", b"20130524", "us-east-1", "s3");
-        assert_eq!(
-            other_secret.chain_update(b"x").finalize().into_bytes(),
-            fresh.chain_update(b"x").finalize().into_bytes()
-        );
+        let other_secret = cache.signing_key("t", b"20130524", "us-east-1", "s3");
+        let fresh = derive_signing_key("t", b"20130524", "us-east-1", "s3");
+        assert_eq!(other_secret.mac(b"x"), fresh.mac(b"x"));
     }
 }

@@ -43,6 +43,7 @@ mod key;
 mod params;
 mod post_policy;
 mod request;
+mod sha256;
 mod signer;
 mod time;
 #[cfg(feature = "sigv4a")]

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use hmac::Mac;
-
 use crate::credentials::Credentials;
 use crate::encoding::base64_encode;
 use crate::error::{Error, InvalidParameter};
@@ -223,15 +221,15 @@ impl Signer {
         params.validate()?;
         checked_v4(params)?;
         let policy = base64_encode(policy_json.as_bytes());
-        let mut mac = self.signing_mac(credentials, params);
-        mac.update(policy.as_bytes());
+        let signature =
+            Signature::from_hmac(self.signing_key(credentials, params).mac(policy.as_bytes()));
         Ok(PostPolicyForm {
             policy,
             algorithm: ALGORITHM,
             credential: credential_string(credentials, params),
             date: params.time().amz_date().to_owned(),
             security_token: credentials.session_token().map(str::to_owned),
-            signature: Signature::from_mac(mac),
+            signature,
         })
     }
 }

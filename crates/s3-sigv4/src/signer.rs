@@ -5,19 +5,18 @@ use std::fmt;
 use std::time::Duration;
 
 use bytes::Bytes;
-use hmac::Mac;
 use http::header::{AUTHORIZATION, HOST};
 use http::{HeaderMap, HeaderName, HeaderValue};
-use sha2::{Digest, Sha256};
 
 use crate::canonical::{canonical_headers_into, canonical_query_into, canonical_uri_into};
 use crate::chunked::{ChunkEncoder, ChunkedLayout};
 use crate::credentials::Credentials;
 use crate::encoding::{hex32, push_hex, uri_encode_into};
 use crate::error::{Error, InvalidExpiry, InvalidHeader, InvalidParameter, InvalidUri};
-use crate::key::{HmacSha256, KeyCache, ScopeKey};
+use crate::key::{KeyCache, ScopeKey};
 use crate::params::{SessionTokenPlacement, SigningAlgorithm, SigningParams};
 use crate::request::{SignableRequest, host_from_authority};
+use crate::sha256::{HmacKey, sha256};
 use crate::time::SigningTime;
 
 const X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
@@ -65,9 +64,9 @@ impl Signature {
         push_hex(self.as_bytes(), out);
     }
 
-    pub(crate) fn from_mac(mac: HmacSha256) -> Self {
+    pub(crate) fn from_hmac(mac: [u8; 32]) -> Self {
         let mut bytes = [0u8; MAX_SIGNATURE_LEN];
-        bytes[..32].copy_from_slice(&mac.finalize().into_bytes());
+        bytes[..32].copy_from_slice(&mac);
         Self { bytes, len: 32 }
     }
 
@@ -571,7 +570,7 @@ impl Signer {
         params: &SigningParams<'_>,
     ) -> Result<ScopeKey, Error> {
         Ok(match params.algorithm() {
-            SigningAlgorithm::V4 => ScopeKey::Hmac(self.signing_mac(credentials, params)),
+            SigningAlgorithm::V4 => ScopeKey::Hmac(self.signing_key(credentials, params)),
             #[cfg(feature = "sigv4a")]
             SigningAlgorithm::V4a => ScopeKey::Ecdsa(
                 self.v4a_keys
@@ -580,13 +579,13 @@ impl Signer {
         })
     }
 
-    /// The keyed HMAC state for a SigV4 scope (cached).
-    pub(crate) fn signing_mac(
+    /// The HMAC key of a SigV4 scope (cached).
+    pub(crate) fn signing_key(
         &self,
         credentials: &Credentials,
         params: &SigningParams<'_>,
-    ) -> HmacSha256 {
-        self.keys.signing_mac(
+    ) -> HmacKey {
+        self.keys.signing_key(
             credentials.secret_access_key(),
             params.time().date_bytes(),
             params.region(),
@@ -636,7 +635,7 @@ impl Signer {
         buf.push(b'\n');
         buf.extend_from_slice(payload);
         let creq_end = buf.len();
-        let creq_hash: [u8; 32] = Sha256::digest(&buf[creq_start..creq_end]).into();
+        let creq_hash = sha256(&buf[creq_start..creq_end]);
 
         let time = params.time();
         let sts_start = buf.len();

@@ -9,12 +9,12 @@
 
 use std::sync::Arc;
 
-use hmac::Mac;
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{DerSignature, SigningKey};
 
 use crate::error::InvalidParameter;
-use crate::key::{FifoCache, keyed};
+use crate::key::FifoCache;
+use crate::sha256::HmacKey;
 
 /// The KDF label: the algorithm name.
 const LABEL: &[u8] = b"AWS4-ECDSA-P256-SHA256";
@@ -37,18 +37,20 @@ pub(crate) fn derive_key(
     let mut input_key = Vec::with_capacity(5 + secret_access_key.len());
     input_key.extend_from_slice(b"AWS4A");
     input_key.extend_from_slice(secret_access_key.as_bytes());
-    let keyed_input = keyed(&input_key);
+    let keyed_input = HmacKey::new(&input_key);
     input_key.fill(0);
+    // One block of counter mode: i || label || 0x00 || context || counter || L (bits).
+    let mut message = Vec::with_capacity(4 + LABEL.len() + 1 + access_key_id.len() + 1 + 4);
+    message.extend_from_slice(&1u32.to_be_bytes());
+    message.extend_from_slice(LABEL);
+    message.push(0);
+    message.extend_from_slice(access_key_id.as_bytes());
+    let counter_at = message.len();
+    message.push(0);
+    message.extend_from_slice(&256u32.to_be_bytes());
     for counter in 1..=u8::MAX {
-        // One block of counter mode: i || label || 0x00 || context || L (bits).
-        let mut mac = keyed_input.clone();
-        mac.update(&1u32.to_be_bytes());
-        mac.update(LABEL);
-        mac.update(&[0]);
-        mac.update(access_key_id.as_bytes());
-        mac.update(&[counter]);
-        mac.update(&256u32.to_be_bytes());
-        let candidate: [u8; 32] = mac.finalize().into_bytes().into();
+        message[counter_at] = counter;
+        let candidate = keyed_input.mac(&message);
         // Equal-length big-endian byte strings order like the numbers.
         if candidate <= N_MINUS_2 {
             let scalar = plus_one(candidate);

@@ -1,5 +1,6 @@
-//! The cost of the first client of a process (which loads the platform's root
-//! certificates once) and of every further one.
+//! The cost of the first client of a process and of every further one. Neither loads
+//! the platform's root certificates: that happens once per process, at the first TLS
+//! handshake (`transport::PlatformVerifier`).
 //!
 //! `cargo run --release -p s3-wire-tokio --example first_client`
 

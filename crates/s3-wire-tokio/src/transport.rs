@@ -161,35 +161,138 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
     }
 }
 
-/// The rustls configuration: the `ring` provider; the platform's root certificates (plus
-/// extra roots), only the given roots, or (asked for by name) none; a client certificate if
-/// one is set. Loading the platform's roots costs milliseconds, so the verifier without
-/// extra roots is built once per process.
+/// The platform's verifier (its root certificates, plus extra roots), made at the first
+/// certificate check instead of when a client is built. On Linux that loads and parses
+/// every certificate of the system's store (milliseconds, tens of millions of
+/// instructions), which a client that only speaks plain HTTP, or is built and dropped,
+/// never needs. The verifier of the platform's roots alone is one per process; a failure
+/// to load them fails each handshake as a TLS error naming the cause.
+struct PlatformVerifier {
+    extra_roots: Vec<CertificateDer<'static>>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    loaded: OnceLock<Result<rustls_platform_verifier::Verifier, String>>,
+}
+
+impl PlatformVerifier {
+    fn new(
+        extra_roots: Vec<CertificateDer<'static>>,
+        provider: Arc<rustls::crypto::CryptoProvider>,
+    ) -> Self {
+        Self {
+            extra_roots,
+            provider,
+            loaded: OnceLock::new(),
+        }
+    }
+
+    fn loaded(&self) -> Result<&rustls_platform_verifier::Verifier, rustls::Error> {
+        self.loaded
+            .get_or_init(|| {
+                rustls_platform_verifier::Verifier::new_with_extra_roots(
+                    self.extra_roots.iter().cloned(),
+                    self.provider.clone(),
+                )
+                .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| {
+                rustls::Error::General(format!("loading the platform's root certificates: {e}"))
+            })
+    }
+}
+
+impl std::fmt::Debug for PlatformVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlatformVerifier")
+            .field("extra_roots", &self.extra_roots.len())
+            .field("loaded", &self.loaded.get().map(Result::is_ok))
+            .finish_non_exhaustive()
+    }
+}
+
+impl rustls::client::danger::ServerCertVerifier for PlatformVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &rustls::pki_types::ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        self.loaded()?.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.loaded()?.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.loaded()?.verify_tls13_signature(message, cert, dss)
+    }
+
+    /// Asked for the first message of a handshake, before any certificate: answered
+    /// from the provider (what the platform's verifier answers too), without the roots.
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+/// The rustls configuration of a client. The default trust (the platform's roots, no
+/// client certificate), which nearly every client has, is built once per process (per
+/// ALPN list) and cloned: a clone shares its verifier, provider and TLS session cache,
+/// so clients of one process also resume each other's sessions.
 fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Error> {
-    static VERIFIER: OnceLock<Result<Arc<rustls_platform_verifier::Verifier>, String>> =
-        OnceLock::new();
+    static DEFAULT: [OnceLock<rustls::ClientConfig>; 2] = [OnceLock::new(), OnceLock::new()];
+    if !tls.is_platform_only() || tls.identity.is_some() {
+        return build_tls_config(http2, tls);
+    }
+    let cached = &DEFAULT[usize::from(http2)];
+    if let Some(config) = cached.get() {
+        return Ok(config.clone());
+    }
+    // A failure is not cached: the next client tries again (and fails alike).
+    let config = build_tls_config(http2, tls)?;
+    Ok(cached.get_or_init(|| config).clone())
+}
+
+/// Builds a rustls configuration: the `ring` provider; the platform's root certificates
+/// (plus extra roots, loaded at the first handshake: [`PlatformVerifier`]), only the given
+/// roots, or (asked for by name) none; a client certificate if one is set.
+fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Error> {
+    static PLATFORM_ONLY: OnceLock<Arc<PlatformVerifier>> = OnceLock::new();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let roots_error =
-        |e: String| Error::config(format!("loading the platform's root certificates: {e}"));
     let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> = if tls.accept_invalid {
         Arc::new(AcceptAnyCertificate(provider.clone()))
     } else if tls.is_platform_only() {
-        VERIFIER
-            .get_or_init(|| {
-                rustls_platform_verifier::Verifier::new(provider.clone())
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
+        PLATFORM_ONLY
+            .get_or_init(|| Arc::new(PlatformVerifier::new(Vec::new(), provider.clone())))
             .clone()
-            .map_err(roots_error)?
     } else if tls.platform_roots {
-        Arc::new(
-            rustls_platform_verifier::Verifier::new_with_extra_roots(
-                tls.extra_roots.iter().cloned(),
-                provider.clone(),
-            )
-            .map_err(|e| roots_error(e.to_string()))?,
-        )
+        // The extra roots are checked now, so a garbled one fails the build; the
+        // platform's are loaded at the first handshake.
+        extra_root_store(&tls.extra_roots)?;
+        Arc::new(PlatformVerifier::new(
+            tls.extra_roots.clone(),
+            provider.clone(),
+        ))
     } else {
         if tls.extra_roots.is_empty() {
             return Err(Error::config(
@@ -197,16 +300,8 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Er
                  certificate is given: no server could be trusted (add a CA bundle)",
             ));
         }
-        let mut roots = rustls::RootCertStore::empty();
-        for root in &tls.extra_roots {
-            roots.add(root.clone()).map_err(|e| {
-                Error::config(format!(
-                    "a root certificate cannot be used as a trust anchor: {e}"
-                ))
-            })?;
-        }
         rustls::client::WebPkiServerVerifier::builder_with_provider(
-            Arc::new(roots),
+            Arc::new(extra_root_store(&tls.extra_roots)?),
             provider.clone(),
         )
         .build()
@@ -233,6 +328,21 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Er
         vec![b"http/1.1".to_vec()]
     };
     Ok(config)
+}
+
+/// The extra roots as a store, each one checked as a trust anchor.
+fn extra_root_store(
+    extra_roots: &[CertificateDer<'static>],
+) -> Result<rustls::RootCertStore, Error> {
+    let mut roots = rustls::RootCertStore::empty();
+    for root in extra_roots {
+        roots.add(root.clone()).map_err(|e| {
+            Error::config(format!(
+                "one of the root certificates cannot be used as a trust anchor: {e}"
+            ))
+        })?;
+    }
+    Ok(roots)
 }
 
 /// The most header fields an HTTP/1.1 response may have. hyper's default of 100 would

@@ -168,7 +168,7 @@ impl Operation for CompleteMultipartUpload {
                 &body,
                 "CompleteMultipartUploadResult",
             )?;
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(CompleteMultipartUploadOutput {
                 result,
                 version_id: head.version_id(),

@@ -168,7 +168,7 @@ impl Operation for CopyObject {
 
     fn response(&self, response: Response<Bytes>) -> Result<CopyObjectOutput, Error> {
         decode(response, |parts, body| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(CopyObjectOutput {
                 result: crate::xml::document_or_error(parts.status, &body, "CopyObjectResult")?,
                 version_id: head.version_id(),

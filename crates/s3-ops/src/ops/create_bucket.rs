@@ -102,7 +102,7 @@ impl Operation for CreateBucket {
 
     fn response(&self, response: Response<Bytes>) -> Result<CreateBucketOutput, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(CreateBucketOutput {
                 location: head.string("location"),
                 ids: head.request_ids(),

@@ -101,7 +101,7 @@ impl Operation for CreateMultipartUpload {
                 s3_xml::decode_initiate_multipart_upload,
                 "InitiateMultipartUploadResult",
             )?;
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(CreateMultipartUploadOutput {
                 upload_id: result.upload_id,
                 abort_date: head.date("x-amz-abort-date")?,

@@ -90,7 +90,7 @@ impl Operation for DeleteObject {
 
     fn response(&self, response: Response<Bytes>) -> Result<DeleteObjectOutput, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(DeleteObjectOutput {
                 delete_marker: head.bool("x-amz-delete-marker")?.unwrap_or(false),
                 version_id: head.version_id(),

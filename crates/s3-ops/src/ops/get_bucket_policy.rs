@@ -62,7 +62,7 @@ impl Operation for GetBucketPolicy {
                 .map_err(|_| Error::malformed("the bucket policy is not UTF-8 text"))?;
             Ok(GetBucketPolicyOutput {
                 policy,
-                ids: Head(&parts.headers).request_ids(),
+                ids: Head::new(&parts.headers).request_ids(),
             })
         })
     }

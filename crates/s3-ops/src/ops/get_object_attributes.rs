@@ -154,7 +154,7 @@ impl Operation for GetObjectAttributes {
 
     fn response(&self, response: Response<Bytes>) -> Result<GetObjectAttributesOutput, Error> {
         decode(response, |parts, body| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(GetObjectAttributesOutput {
                 result: crate::xml::document(
                     &body,

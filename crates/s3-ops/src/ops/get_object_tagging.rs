@@ -54,7 +54,7 @@ impl Operation for GetObjectTagging {
 
     fn response(&self, response: Response<Bytes>) -> Result<GetObjectTaggingOutput, Error> {
         decode(response, |parts, body| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(GetObjectTaggingOutput {
                 tagging: crate::xml::document(&body, s3_xml::decode_tagging, "Tagging")?,
                 version_id: head.version_id(),

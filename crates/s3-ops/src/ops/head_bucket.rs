@@ -63,7 +63,7 @@ impl Operation for HeadBucket {
 
     fn response(&self, response: Response<Bytes>) -> Result<HeadBucketOutput, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(HeadBucketOutput {
                 region: head.string("x-amz-bucket-region"),
                 access_point_alias: head.bool("x-amz-access-point-alias")?,

@@ -251,7 +251,7 @@ impl ObjectHead {
     }
 
     pub(crate) fn from_parts(parts: &Parts) -> Result<Self, Error> {
-        let head = Head(&parts.headers);
+        let head = Head::new(&parts.headers);
         let content_length = head.u64("content-length")?;
         let content_range = match head.string("content-range") {
             None => None,

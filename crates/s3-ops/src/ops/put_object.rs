@@ -46,7 +46,7 @@ pub struct PutObjectOutput {
 }
 
 impl PutObjectOutput {
-    pub(crate) fn from_head(head: Head<'_>) -> Result<Self, Error> {
+    pub(crate) fn from_head(head: &Head<'_>) -> Result<Self, Error> {
         Ok(PutObjectOutput {
             etag: head.etag()?,
             version_id: head.version_id(),
@@ -141,7 +141,7 @@ impl Operation for PutObject {
 
     fn response(&self, response: Response<Bytes>) -> Result<PutObjectOutput, Error> {
         decode(response, |parts, _| {
-            PutObjectOutput::from_head(Head(&parts.headers))
+            PutObjectOutput::from_head(&Head::new(&parts.headers))
         })
     }
 

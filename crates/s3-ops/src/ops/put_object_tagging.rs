@@ -35,7 +35,7 @@ pub struct ObjectTaggingOutput {
 impl ObjectTaggingOutput {
     pub(crate) fn decode(response: Response<Bytes>) -> Result<Self, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(ObjectTaggingOutput {
                 version_id: head.version_id(),
                 ids: head.request_ids(),

@@ -67,7 +67,7 @@ impl Operation for RestoreObject {
 
     fn response(&self, response: Response<Bytes>) -> Result<RestoreObjectOutput, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(RestoreObjectOutput {
                 already_restored: parts.status == StatusCode::OK,
                 output_path: head.string("x-amz-restore-output-path"),

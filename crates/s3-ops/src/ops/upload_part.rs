@@ -98,7 +98,7 @@ impl Operation for UploadPart {
 
     fn response(&self, response: Response<Bytes>) -> Result<UploadPartOutput, Error> {
         decode(response, |parts, _| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(UploadPartOutput {
                 etag: head.etag()?,
                 checksums: head.checksums(),

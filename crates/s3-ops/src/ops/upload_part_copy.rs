@@ -109,7 +109,7 @@ impl Operation for UploadPartCopy {
 
     fn response(&self, response: Response<Bytes>) -> Result<UploadPartCopyOutput, Error> {
         decode(response, |parts, body| {
-            let head = Head(&parts.headers);
+            let head = Head::new(&parts.headers);
             Ok(UploadPartCopyOutput {
                 result: crate::xml::document_or_error(parts.status, &body, "CopyPartResult")?,
                 copy_source_version_id: head.string("x-amz-copy-source-version-id"),
