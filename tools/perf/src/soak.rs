@@ -242,7 +242,12 @@ fn soak_server(
 
 /// The objects the reads find, under the bucket every workload uses.
 async fn seed(server: &servers::Server) -> Result<(), String> {
-    let client = servers::client(&server.endpoint, &server.access_key, &server.secret_key)?;
+    let client = servers::client(
+        &server.endpoint,
+        &server.access_key,
+        &server.secret_key,
+        server.ca_pem()?,
+    )?;
     let bucket = BucketName::new(BUCKET).unwrap();
     client
         .create_bucket(CreateBucket::new(bucket.clone()))
@@ -412,7 +417,8 @@ pub fn child(args: &[String]) -> Result<(), String> {
         scratch: PathBuf::from(get("scratch")?),
     };
     let (access, secret) = (get("access-key")?, get("secret-key")?);
-    let direct = servers::client(&get("endpoint")?, &access, &secret)?;
+    // The soak servers are plain HTTP (its fault proxy forwards plain HTTP).
+    let direct = servers::client(&get("endpoint")?, &access, &secret, None)?;
     let through_proxy = Client::builder()
         .endpoint(get("proxy")?)
         .region("us-east-1")
