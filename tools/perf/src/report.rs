@@ -1,7 +1,7 @@
 //! The report: medians per (server, workload, client), s3-wire's ratios to the best peer
 //! and to curl, CPU and memory, and the build weight when it was measured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -244,19 +244,36 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
         };
         let _ = writeln!(md, " {} | {} |", ratio(best_peer), ratio(curl));
     }
-    let mut reasons: Vec<String> = records
+    // One line per client and reason: the kinds of workload and the servers it covers.
+    type Covered = (BTreeSet<String>, BTreeSet<String>);
+    let mut unsupported: BTreeMap<(String, String), Covered> = BTreeMap::new();
+    for r in records {
+        let (Some(reason), Some(workload), Some(client), Some(server)) = (
+            r["unsupported"].as_str(),
+            r["workload"].as_str(),
+            r["client"].as_str(),
+            r["server"].as_str(),
+        ) else {
+            continue;
+        };
+        let kind = workload.split(['-', ':']).next().unwrap_or(workload);
+        let (kinds, servers) = unsupported
+            .entry((client.to_owned(), reason.to_owned()))
+            .or_default();
+        kinds.insert(kind.to_owned());
+        servers.insert(server.to_owned());
+    }
+    let reasons: Vec<String> = unsupported
         .iter()
-        .filter_map(|r| {
-            let reason = r["unsupported"].as_str()?;
-            let kind = r["workload"].as_str()?.split(['-', ':']).next()?;
-            Some(format!(
-                "- {} / {kind}: — ({reason})",
-                r["client"].as_str()?
-            ))
+        .map(|((client, reason), (kinds, servers))| {
+            let list = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+            format!(
+                "- {client} / {} ({}): — ({reason})",
+                list(kinds),
+                list(servers)
+            )
         })
         .collect();
-    reasons.sort();
-    reasons.dedup();
     if !reasons.is_empty() {
         let _ = writeln!(md, "\nNot measured:\n\n{}", reasons.join("\n"));
     }
@@ -348,6 +365,8 @@ mod tests {
     fn unsupported_and_failed_cells() {
         let records = vec![
             json!({"server": "null", "workload": "list-10", "client": "curl", "unsupported": "no"}),
+            json!({"server": "null-tls", "workload": "tasks:x-1", "client": "curl", "unsupported": "no"}),
+            json!({"server": "null-tls", "workload": "list-10", "client": "old", "unsupported": "tls"}),
             json!({"server": "null", "workload": "list-10", "client": "s3-wire", "error": "boom"}),
         ];
         let cells = cells(&records);
@@ -357,7 +376,13 @@ mod tests {
             &records,
             &["s3-wire".into(), "curl".into()],
         );
-        assert!(md.contains("- curl / list: — (no)"), "{md}");
+        // One line per client and reason, naming the kinds and the servers.
+        assert!(
+            md.contains(
+                "- curl / list, tasks (null, null-tls): — (no)\n- old / list (null-tls): — (tls)"
+            ),
+            "{md}"
+        );
         assert_eq!(
             cells[&("null".into(), "list-10".into(), "s3-wire".into())],
             Err("error: boom".into())
