@@ -192,6 +192,11 @@ fn soak_server(
     scratch: &Path,
     options: &Options,
 ) -> Result<SoakResult, String> {
+    if name == "null-tls" {
+        return Err(
+            "soak: its fault proxy forwards plain HTTP; use --servers null,local-s3".into(),
+        );
+    }
     let server = servers::start(name, scratch)?;
     runtime.block_on(seed(&server))?;
     let upstream: SocketAddr = server
