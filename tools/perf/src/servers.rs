@@ -184,6 +184,7 @@ pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String
             Ok::<_, String>(())
         }
     };
+    let mut task_objects = std::collections::BTreeMap::new();
     for w in workloads {
         match w.kind {
             "get" => put(GET_KEY.into(), w.size).await?,
@@ -194,13 +195,22 @@ pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String
                 let downloads = set
                     .tasks
                     .into_iter()
-                    .filter(|t| t.action == Action::Download)
-                    .map(|t| (t.key, t.size));
-                put_all(downloads.collect()).await?;
+                    .filter(|t| t.action == Action::Download);
+                for task in downloads {
+                    let size = task_objects.entry(task.key.clone()).or_insert(task.size);
+                    if *size != task.size {
+                        return Err(format!(
+                            "{}: {} bytes in one workload file, {size} in another",
+                            task.key, task.size
+                        ));
+                    }
+                }
             }
             _ => {}
         }
     }
+    // The download tasks' objects once, though several files read them (disk and memory).
+    put_all(task_objects.into_iter().collect()).await?;
     Ok(())
 }
 
