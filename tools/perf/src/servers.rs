@@ -214,9 +214,18 @@ pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String
     Ok(())
 }
 
-/// The pattern the null server serves, so objects read the same from both servers.
+/// The pattern the null server serves, so objects read the same from both servers. Up to
+/// a MiB it is a slice of one block made once (the task workloads write and PUT 10,000s
+/// of small objects).
 pub fn pattern(len: u64) -> bytes::Bytes {
-    (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into()
+    static BLOCK: std::sync::OnceLock<bytes::Bytes> = std::sync::OnceLock::new();
+    let make =
+        |len: u64| -> bytes::Bytes { (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into() };
+    if len <= MIB {
+        BLOCK.get_or_init(|| make(MIB)).slice(..len as usize)
+    } else {
+        make(len)
+    }
 }
 
 /// A source file of `len` bytes: the pattern, one MiB block after another.
