@@ -68,7 +68,11 @@ fn transfer_manager(
     args: &Args,
     part_size: u64,
 ) -> Result<aws_sdk_s3_transfer_manager::Client, String> {
-    let mut tm = aws_sdk_s3_transfer_manager::Config::builder().s3_config(config(args)?);
+    // Over TLS the manager must use the S3 client's HTTPS client, the one that trusts the
+    // run's CA: its own managed per-thread client (the default) takes no trust store.
+    let s3_config = aws_sdk_s3_transfer_manager::S3ClientConfig::new(config(args)?)
+        .enable_runtime_http(args.ca_pem()?.is_none());
+    let mut tm = aws_sdk_s3_transfer_manager::Config::builder().s3_config(s3_config);
     if part_size > 0 {
         tm = tm.part_size(PartSize::Target(part_size));
     }
