@@ -4,15 +4,26 @@
 //! lines on stdout. The harness starts it as
 //!
 //! ```text
-//! <peer> <put|get|upload|download|small|list|construct> --endpoint URL
+//! <peer> <put|get|upload|download|small|list|construct|tasks> --endpoint URL
 //!     --access-key K --secret-key S --key KEY --size N --part-size N
-//!     --concurrency N --count N --file PATH
+//!     --concurrency N --count N --file PATH [--ca-file PEM] [--workload FILE]
 //! ```
 //!
 //! against bucket [`BUCKET`], which the harness has made and filled (the objects `get`,
-//! `download` and `list` read). `upload` with `--part-size 0` means the client's own
-//! defaults; otherwise that part size at `--concurrency` parts at once. Every peer checks
-//! what it moved (bytes stored, bytes read, keys listed) and fails loudly otherwise.
+//! `download`, `list` and the download tasks read). `upload` with `--part-size 0` means the
+//! client's own defaults; otherwise that part size at `--concurrency` parts at once. Every
+//! peer checks what it moved (bytes stored, bytes read, keys listed) and fails loudly
+//! otherwise.
+//!
+//! With `--ca-file`, the endpoint is `https://127.0.0.1:PORT` and its certificate is issued
+//! by the CA in that PEM file (generated for the run): the peer trusts that CA, and no
+//! other check is relaxed. A client that cannot be given a CA reports every workload as
+//! unsupported.
+//!
+//! `tasks` runs a workload file in the format of AWS's S3 benchmarks ([`tasks`]): every
+//! upload and download task it lists, `--concurrency` tasks at a time, each through the
+//! client's own managed transfer; `--file` is the directory of the tasks' files when the
+//! file says `filesOnDisk`.
 //!
 //! Each result line carries `wall_s` (the operation alone: no process start-up, no client
 //! construction, no buffer filling), `bytes`, `base_kib` (VmRSS just before the operation),
@@ -43,6 +54,7 @@
 //! ```
 
 pub mod procfs;
+pub mod tasks;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -78,8 +90,14 @@ pub struct Args {
     pub concurrency: usize,
     /// Small objects per phase (`small`), or keys the listing must find (`list`).
     pub count: usize,
-    /// `upload`'s source file, `download`'s destination.
+    /// `upload`'s source file, `download`'s destination; for `tasks`, the directory
+    /// holding the tasks' files (`DIR/<key>`) when they are on disk.
     pub file: PathBuf,
+    /// The PEM file of the CA that issued the endpoint's certificate (HTTPS endpoints);
+    /// empty for plain HTTP.
+    pub ca_file: PathBuf,
+    /// `tasks`: the workload file (AWS's `*.run.json` format, see [`tasks`]).
+    pub workload_file: PathBuf,
 }
 
 impl Args {
@@ -103,6 +121,8 @@ impl Args {
                 "--secret-key" => out.secret_key = value,
                 "--key" => out.key = value,
                 "--file" => out.file = PathBuf::from(value),
+                "--ca-file" => out.ca_file = PathBuf::from(value),
+                "--workload" => out.workload_file = PathBuf::from(value),
                 "--size" => out.size = number()?,
                 "--part-size" => out.part_size = number()?,
                 "--concurrency" => out.concurrency = number()? as usize,
@@ -130,7 +150,27 @@ impl Args {
             v.push(flag.to_owned());
             v.push(value);
         }
+        // Only when set: a plain-HTTP, single-workload run passes what it always did.
+        for (flag, path) in [
+            ("--ca-file", &self.ca_file),
+            ("--workload", &self.workload_file),
+        ] {
+            if !path.as_os_str().is_empty() {
+                v.push(flag.to_owned());
+                v.push(path.to_string_lossy().into_owned());
+            }
+        }
         v
+    }
+
+    /// The CA PEM of `--ca-file`, read; `None` for plain HTTP.
+    pub fn ca_pem(&self) -> Result<Option<Vec<u8>>, String> {
+        if self.ca_file.as_os_str().is_empty() {
+            return Ok(None);
+        }
+        std::fs::read(&self.ca_file)
+            .map(Some)
+            .map_err(|e| format!("--ca-file {}: {e}", self.ca_file.display()))
     }
 }
 
@@ -436,9 +476,24 @@ mod tests {
             concurrency: 4,
             count: 0,
             file: "/dev/shm/x".into(),
+            ca_file: PathBuf::new(),
+            workload_file: PathBuf::new(),
         };
         let parsed = Args::parse(args.to_flags()).unwrap();
         assert_eq!(format!("{parsed:?}"), format!("{args:?}"));
+        assert!(!args.to_flags().contains(&"--ca-file".to_owned()));
+        let tls = Args {
+            kind: "tasks".into(),
+            ca_file: "/dev/shm/ca.pem".into(),
+            workload_file: "w/upload.run.json".into(),
+            ..args
+        };
+        let parsed = Args::parse(tls.to_flags()).unwrap();
+        assert_eq!(format!("{parsed:?}"), format!("{tls:?}"));
+        assert_eq!(
+            parsed.ca_pem().unwrap_err().split(':').next(),
+            Some("--ca-file /dev/shm/ca.pem")
+        );
         assert_eq!(
             Args::parse(["get".into(), "--size".into(), "ten".into()]).unwrap_err(),
             "--size: not a number: ten"

@@ -1,13 +1,14 @@
 //! `perf child`: s3-wire as a peer (see the `perf-peer` crate for the protocol), one
 //! workload per process through the facade's managed transfers and single requests.
 
+use perf_peer::tasks::{Action, Task, TaskData};
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
-use s3_wire_tokio::{Body, Client, UploadSource};
+use s3_wire_tokio::{Body, Client, Destination, UploadSource};
 
 /// Runs the workload `perf child <kind> --flags...` names and prints its result lines.
 pub fn main() {
@@ -15,7 +16,12 @@ pub fn main() {
 }
 
 fn client(args: &Args) -> Result<Client, String> {
-    crate::servers::client(&args.endpoint, &args.access_key, &args.secret_key)
+    crate::servers::client(
+        &args.endpoint,
+        &args.access_key,
+        &args.secret_key,
+        args.ca_pem()?,
+    )
 }
 
 async fn workload(args: Args) -> Result<Outcome, String> {
@@ -89,7 +95,50 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
+        "tasks" => {
+            perf_peer::tasks::run(&args, move |task, data| {
+                let (client, bucket) = (client.clone(), bucket.clone());
+                async move { transfer_task(&client, bucket, task, data).await }
+            })
+            .await
+        }
         other => Err(format!("unknown workload {other}")),
+    }
+}
+
+/// One task of a `tasks` workload through the managed transfers with their defaults:
+/// `upload` from the file or the bytes, `download` to the file or, when the task's bytes
+/// stay in memory, into a writer that drops them (`tokio::io::sink`).
+async fn transfer_task(
+    client: &Client,
+    bucket: BucketName,
+    task: Task,
+    data: TaskData,
+) -> Result<u64, String> {
+    let key = ObjectKey::new(task.key).map_err(|e| e.to_string())?;
+    match (task.action, data) {
+        (Action::Upload, data) => {
+            let source = match data {
+                TaskData::File(path) => UploadSource::file(path),
+                TaskData::Memory(bytes) => UploadSource::bytes(bytes),
+            };
+            let stored = client
+                .upload(bucket, key, source)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(stored.size)
+        }
+        (Action::Download, data) => {
+            let destination = match data {
+                TaskData::File(path) => Destination::file(path),
+                TaskData::Memory(_) => Destination::writer(tokio::io::sink()),
+            };
+            client
+                .download(bucket, key, destination)
+                .await
+                .map(|got| got.size)
+                .map_err(|e| e.to_string())
+        }
     }
 }
 

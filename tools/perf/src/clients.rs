@@ -1,7 +1,8 @@
 //! The clients a run compares, each run as a peer process (see the `perf-peer` crate):
 //! s3-wire (this binary's `child`), the Rust peers under `comparisons/perf-peers/<name>/`
 //! (each its own workspace and lockfile, built on first use), boto3 (`peer.py` in a venv
-//! the harness makes) and curl, the floor for one PUT and one GET.
+//! the harness makes) and curl, the floor for one PUT and one GET (`--cacert` for the CA of
+//! `null-tls`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -125,6 +126,11 @@ fn run_curl(args: &Args) -> Result<Vec<Value>, String> {
             );
         }
         "list" => return unsupported("curl does not paginate ListObjectsV2"),
+        "tasks" => {
+            return unsupported(
+                "one process per object would measure process start-up, and curl has no multipart upload or ranged download",
+            );
+        }
         _ => return unsupported("no client object to construct"),
     }
     let url = format!("{}/{BUCKET}/{}", args.endpoint, args.key);
@@ -145,6 +151,9 @@ fn run_curl(args: &Args) -> Result<Vec<Value>, String> {
     command.args(["-w", "%{time_total} %{size_upload} %{size_download}"]);
     // curl 7.88 sends no payload hash; s3s wants the header (curl signs it).
     command.args(["-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]);
+    if !args.ca_file.as_os_str().is_empty() {
+        command.arg("--cacert").arg(&args.ca_file);
+    }
     if args.kind == "put" {
         command.arg("-T").arg(&args.file);
     } else {
@@ -187,7 +196,7 @@ mod tests {
 
     #[test]
     fn curl_answers_only_put_and_get() {
-        for kind in ["upload", "download", "small", "list", "construct"] {
+        for kind in ["upload", "download", "small", "list", "construct", "tasks"] {
             let mut args = Args::default();
             args.kind = kind.into();
             let lines = run("curl", &args, Path::new("/tmp")).unwrap();

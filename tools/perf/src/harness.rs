@@ -1,5 +1,7 @@
 //! `perf run`: every workload for every client on every server, each repetition in its own
-//! process, then the JSON lines and the report written into the output directory.
+//! process, then the JSON lines and the report written into the output directory. A
+//! `tasks` workload repeats at most its file's `maxRepeatCount` times and starts no
+//! repetition after `maxRepeatSecs` of them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,6 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::servers::{self, Server};
+use perf_peer::tasks::{Action, TaskSet};
+
 use crate::workloads::{Sizes, Workload, human, workloads};
 use crate::{clients, machine, report};
 
@@ -64,7 +68,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             Sizes::REAL
         },
         clients: list("clients", "s3-wire,curl"),
-        servers: list("servers", "null,local-s3"),
+        servers: list("servers", servers::DEFAULT_SERVERS),
         only: list("workloads", ""),
         out: PathBuf::from(f.get("out").map_or("measurements", String::as_str)),
         name: f
@@ -102,8 +106,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let load_before = machine::load();
     let scratch = PathBuf::from("/dev/shm").join(format!("s3w-perf-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
-    let result = run_all(&scratch, &options);
+    // The task workloads' files on disk (filesOnDisk), not on tmpfs.
+    let disk = std::env::temp_dir().join(format!("s3w-perf-tasks-{}", std::process::id()));
+    let result = run_all(&scratch, &disk, &options);
     let _ = std::fs::remove_dir_all(&scratch);
+    let _ = std::fs::remove_dir_all(&disk);
     let records = result?;
     let load_after = machine::load();
     // Clean builds after the transfers, so they do not load the machine under them.
@@ -142,14 +149,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn run_all(scratch: &Path, options: &Options) -> Result<Vec<Value>, String> {
+fn run_all(scratch: &Path, disk: &Path, options: &Options) -> Result<Vec<Value>, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     let only = &options.only;
-    let workloads: Vec<Workload> = workloads(options.sizes)
+    let workloads: Vec<Workload> = workloads(options.sizes)?
         .into_iter()
         .filter(|w| only.is_empty() || only.iter().any(|o| o == w.kind || *o == w.name))
         .collect();
@@ -167,18 +174,36 @@ fn run_all(scratch: &Path, options: &Options) -> Result<Vec<Value>, String> {
         let server = servers::start(server_name, scratch)?;
         runtime.block_on(servers::setup(&server, &workloads))?;
         for w in &workloads {
+            let tasks = match w.kind {
+                "tasks" => Some(TaskFiles::prepare(w, disk)?),
+                _ => None,
+            };
             for client in &options.clients {
+                let mut spent_s = 0.0;
                 for rep in 0..options.reps {
+                    if let Some(tasks) = &tasks
+                        && (rep as u64 >= tasks.set.max_repeat_count
+                            || spent_s >= tasks.set.max_repeat_secs)
+                    {
+                        break;
+                    }
                     let download = scratch.join("download.bin");
-                    let args = peer_args(w, &server, client, &files, &download);
+                    let mut args = peer_args(w, &server, client, &files, &download);
+                    if let Some(tasks) = &tasks {
+                        args.file = tasks.dir.clone();
+                    }
                     let outcome = clients::run(client, &args, scratch);
                     let _ = std::fs::remove_file(&download);
+                    if let Some(tasks) = &tasks {
+                        tasks.remove_downloads();
+                    }
                     let base = json!({
                         "server": server.name, "workload": w.name, "client": client, "rep": rep,
                     });
                     let lines = outcome.unwrap_or_else(|err| vec![json!({ "error": err })]);
                     let unsupported = lines.iter().any(|l| !l["unsupported"].is_null());
                     for line in lines {
+                        spent_s += line["wall_s"].as_f64().unwrap_or(0.0);
                         let mut record = base.clone();
                         merge(&mut record, line);
                         eprintln!("{record}");
@@ -189,9 +214,51 @@ fn run_all(scratch: &Path, options: &Options) -> Result<Vec<Value>, String> {
                     }
                 }
             }
+            if let Some(tasks) = tasks {
+                let _ = std::fs::remove_dir_all(&tasks.dir);
+            }
         }
     }
     Ok(records)
+}
+
+/// A `tasks` workload's file set and the directory of its files on disk: the upload
+/// tasks' sources written before the first repetition, each repetition's downloads
+/// removed after it.
+struct TaskFiles {
+    set: TaskSet,
+    dir: PathBuf,
+}
+
+impl TaskFiles {
+    fn prepare(w: &Workload, disk: &Path) -> Result<TaskFiles, String> {
+        let set = w.task_set()?;
+        let dir = disk.join(w.name.replace(':', "-"));
+        if set.files_on_disk {
+            for task in set.tasks.iter().filter(|t| t.action == Action::Upload) {
+                let path = dir.join(&task.key);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+                }
+                servers::write_file(&path, task.size)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        Ok(TaskFiles { set, dir })
+    }
+
+    fn remove_downloads(&self) {
+        if self.set.files_on_disk {
+            for task in self
+                .set
+                .tasks
+                .iter()
+                .filter(|t| t.action == Action::Download)
+            {
+                let _ = std::fs::remove_file(self.dir.join(&task.key));
+            }
+        }
+    }
 }
 
 /// What a peer is told for one repetition of `w`: reads of the objects `setup` made,
@@ -221,6 +288,8 @@ fn peer_args(
         "download" => download.to_path_buf(),
         _ => files.get(&w.size).cloned().unwrap_or_default(),
     };
+    args.ca_file = server.ca_file.clone().unwrap_or_default();
+    args.workload_file = w.tasks.clone().unwrap_or_default();
     args
 }
 
@@ -244,7 +313,7 @@ mod tests {
             (5, false, true)
         );
         assert_eq!(o.clients, ["s3-wire", "curl"]);
-        assert_eq!(o.servers, ["null", "local-s3"]);
+        assert_eq!(o.servers, ["null-tls", "null", "local-s3"]);
         let args: Vec<String> = [
             "--tiny",
             "--reps",

@@ -4,12 +4,26 @@
 //!
 //! ```text
 //! cargo run --release -p perf -- run [--reps N] [--clients s3-wire,curl,...]
-//!     [--servers null,local-s3] [--workloads put,get,...] [--tiny] [--weight]
-//!     [--out DIR] [--name NAME]
-//! cargo run --release -p perf -- null-server
+//!     [--servers null-tls,null,local-s3] [--workloads put,get,tasks,...] [--tiny]
+//!     [--weight] [--out DIR] [--name NAME]
+//! cargo run --release -p perf -- null-server [--tls]
+//! cargo run --release -p perf -- write-workloads
 //! cargo run --release -p perf -- cli [--reps 3] [--clients s3w,rclone,aws] [--tiny]
 //! cargo run --release -p perf -- soak [--ops N] [--servers null,local-s3] ...
 //! ```
+//!
+//! Servers: `null-tls` (the null server behind rustls, HTTP/1.1, a CA and certificate for
+//! 127.0.0.1 and localhost generated per run, every client told to trust that CA and
+//! nothing else relaxed), `null` (the same over plain HTTP) and `local-s3` (plain HTTP,
+//! data on tmpfs). The report's first table is `null-tls`: S3 is reached over TLS.
+//!
+//! Workloads: the built-in ones ([`workloads`]), then every workload file of
+//! `tools/perf/workloads/` in the format of AWS's S3 benchmarks (awslabs/
+//! aws-crt-s3-benchmarks, `*.run.json` version 2; `perf_peer::tasks`), run as the `tasks`
+//! workload: each client moves every listed object, 64 at a time, from and to files on
+//! disk (under `$TMPDIR`) or memory as the file says. `perf write-workloads` writes the
+//! repository's files ([`workloads::task_files_of_repository`]); `--tiny` runs
+//! `tools/perf/workloads/tiny/` instead.
 //!
 //! `soak` ([`soak`]) is the long mixed run that shows whether memory, descriptors,
 //! connections, threads or tasks grow over 100,000 operations, faults included.
@@ -35,7 +49,7 @@
 //!
 //! Modules: [`workloads`] (what runs), [`servers`] (where), [`clients`] (who, and how
 //! each is started), [`harness`] (the loop), [`report`], [`machine`], [`null`] (the null
-//! server), [`child`] (s3-wire as a peer).
+//! server), [`tls`] (the `null-tls` certificates), [`child`] (s3-wire as a peer).
 
 mod child;
 mod cli;
@@ -48,6 +62,7 @@ mod report;
 mod servers;
 mod soak;
 mod stats;
+mod tls;
 mod venv;
 mod workloads;
 
@@ -64,11 +79,12 @@ fn main() {
             child::main();
             Ok(())
         }
-        Some("null-server") => serve_null(),
+        Some("null-server") => serve_null(&args[1..]),
+        Some("write-workloads") => workloads::write_repository_files(),
         Some("cli") => cli::run(&args[1..]),
         Some("soak") => soak::run(&args[1..]),
         Some("soak-child") => soak::child(&args[1..]),
-        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server | perf cli [--reps N] [--clients s3w,rclone,aws] [--tiny] [--out DIR] [--name NAME] | perf soak [--ops N] [--servers null,local-s3] [--concurrency N] [--fault-share F] [--sample-ms MS] [--out DIR] [--name NAME]".into()),
+        _ => Err("usage: perf run [--reps N] [--clients a,b] [--servers null,local-s3] [--workloads k1,k2] [--tiny] [--weight] [--out DIR] [--name NAME] | perf null-server [--tls] | perf write-workloads | perf cli [--reps N] [--clients s3w,rclone,aws] [--tiny] [--out DIR] [--name NAME] | perf soak [--ops N] [--servers null,local-s3] [--concurrency N] [--fault-share F] [--sample-ms MS] [--out DIR] [--name NAME]".into()),
     };
     if let Err(err) = result {
         eprintln!("perf: {err}");
@@ -76,10 +92,20 @@ fn main() {
     }
 }
 
-/// `perf null-server`: a null server in the foreground, for trying other clients.
-fn serve_null() -> Result<(), String> {
-    let addr = null::NullServer::new().spawn().map_err(|e| e.to_string())?;
-    println!("http://{addr}");
+/// `perf null-server [--tls]`: a null server in the foreground, for trying other clients;
+/// with `--tls`, its CA's PEM is written to the current directory (`ca.pem`).
+fn serve_null(args: &[String]) -> Result<(), String> {
+    let server = null::NullServer::new();
+    let url = match args {
+        [] => format!("http://{}", server.spawn().map_err(|e| e.to_string())?),
+        [flag] if flag == "--tls" => {
+            let pki = tls::generate(std::path::Path::new("."))?;
+            let addr = server.spawn_tls(pki.server).map_err(|e| e.to_string())?;
+            format!("https://{addr} (CA: {})", pki.ca_file.display())
+        }
+        _ => return Err("usage: perf null-server [--tls]".into()),
+    };
+    println!("{url}");
     loop {
         std::thread::sleep(Duration::from_secs(3600));
     }

@@ -5,6 +5,9 @@
 //! served from a generated pattern (byte `i` of every object is `i % 251`). No signature
 //! is checked and no `x-amz-checksum-*` header is sent, so a verifying client reports the
 //! download as not verified. It isolates the client's own cost, which s3s-fs hides.
+//!
+//! `null-tls` is the same server behind rustls (HTTP/1.1 by ALPN, a certificate from a CA
+//! generated for the run, see [`crate::tls`]): what a client pays for TLS on top.
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -114,9 +117,19 @@ impl NullServer {
         self.store.lock().unwrap().received
     }
 
-    /// Starts serving on 127.0.0.1 (a free port) on its own thread and runtime; the
-    /// thread lives as long as the process.
+    /// Starts serving plain HTTP on 127.0.0.1 (a free port) on its own thread and
+    /// runtime; the thread lives as long as the process.
     pub fn spawn(self) -> std::io::Result<SocketAddr> {
+        self.spawn_with(None)
+    }
+
+    /// Like [`NullServer::spawn`], over TLS: every accepted connection is wrapped by
+    /// `tls` (HTTP/1.1 by ALPN) and then served exactly as a plain one.
+    pub fn spawn_tls(self, tls: rustls::ServerConfig) -> std::io::Result<SocketAddr> {
+        self.spawn_with(Some(tokio_rustls::TlsAcceptor::from(Arc::new(tls))))
+    }
+
+    fn spawn_with(self, tls: Option<tokio_rustls::TlsAcceptor>) -> std::io::Result<SocketAddr> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("null-s3")
@@ -126,27 +139,47 @@ impl NullServer {
         let addr = listener.local_addr()?;
         std::thread::Builder::new()
             .name("null-s3".into())
-            .spawn(move || runtime.block_on(self.serve(listener)))?;
+            .spawn(move || runtime.block_on(self.serve(listener, tls)))?;
         Ok(addr)
     }
 
-    async fn serve(self, listener: tokio::net::TcpListener) {
+    async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
                 continue;
             };
             let _ = stream.set_nodelay(true);
             let server = self.clone();
+            let tls = tls.clone();
             tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| {
-                    let server = server.clone();
-                    async move { Ok::<_, Infallible>(server.handle(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
+                match tls {
+                    None => server.serve_connection(stream).await,
+                    Some(tls) => {
+                        if let Ok(stream) = tls.accept(stream).await {
+                            server.serve_connection(stream).await;
+                        }
+                    }
+                }
             });
         }
+    }
+
+    /// HTTP/1.1 on one accepted connection, plain or already through its TLS handshake.
+    async fn serve_connection<S>(self, stream: S)
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let service = hyper::service::service_fn(move |request| {
+            let server = self.clone();
+            async move { Ok::<_, Infallible>(server.handle(request).await) }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+            .await;
     }
 
     async fn handle(&self, request: Request<Incoming>) -> Response<ResponseBody> {

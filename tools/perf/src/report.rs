@@ -1,7 +1,7 @@
 //! The report: medians per (server, workload, client), s3-wire's ratios to the best peer
 //! and to curl, CPU and memory, and the build weight when it was measured.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
@@ -86,7 +86,16 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
     } else if bytes > 0.0 {
         let rates = values(&|r| Some(r["bytes"].as_f64()? / MIB as f64 / r["wall_s"].as_f64()?));
         let (lo, m, hi) = minmax(rates).unwrap_or_default();
-        (m, format!("{m:.0} MiB/s [{lo:.0}–{hi:.0}]"))
+        // AWS's benchmarks report gigabits per second; the task workloads say both.
+        let gbps = if group[0]["workload"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("tasks:"))
+        {
+            format!(" ({:.2} Gb/s)", m * MIB as f64 * 8.0 / 1e9)
+        } else {
+            String::new()
+        };
+        (m, format!("{m:.0} MiB/s [{lo:.0}–{hi:.0}]{gbps}"))
     } else {
         let walls = values(&|r| r["wall_s"].as_f64());
         let (lo, m, hi) = minmax(walls).unwrap_or_default();
@@ -111,6 +120,25 @@ fn summarize(group: &[&Value]) -> Result<Cell, String> {
         cpu_per_gib,
         extra,
     })
+}
+
+/// Where a server's table goes: `null-tls` first, then `null`, then `local-s3`, then
+/// any other.
+fn server_rank(server: &str) -> usize {
+    ["null-tls", "null", "local-s3"]
+        .iter()
+        .position(|s| *s == server)
+        .unwrap_or(3)
+}
+
+/// What a server's table heading adds to its name.
+fn server_note(server: &str) -> &'static str {
+    match server {
+        "null-tls" => " (TLS: the null server behind rustls, HTTP/1.1, a CA generated for the run)",
+        "null" => " (plain HTTP)",
+        "local-s3" => " (plain HTTP, data on tmpfs)",
+        _ => "",
+    }
 }
 
 pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
@@ -164,18 +192,24 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
         .map(|(a, b, _)| (a.clone(), b.clone()))
         .collect();
     rows.dedup();
-    let _ = writeln!(md, "## Medians\n");
-    let _ = write!(md, "| server | workload |");
-    for c in clients {
-        let _ = write!(md, " {c} |");
-    }
-    let _ = writeln!(md, " s3-wire / best peer | s3-wire / curl |");
-    let _ = write!(md, "|---|---|");
-    for _ in clients {
-        let _ = write!(md, "---:|");
-    }
-    let _ = writeln!(md, "---:|---:|");
+    // One table per server, TLS first: clients reach S3 over TLS.
+    rows.sort_by_key(|(server, _)| server_rank(server));
+    let mut current = None;
     for (server, workload) in &rows {
+        if current != Some(server) {
+            current = Some(server);
+            let _ = writeln!(md, "\n## Medians: {server}{}\n", server_note(server));
+            let _ = write!(md, "| server | workload |");
+            for c in clients {
+                let _ = write!(md, " {c} |");
+            }
+            let _ = writeln!(md, " s3-wire / best peer | s3-wire / curl |");
+            let _ = write!(md, "|---|---|");
+            for _ in clients {
+                let _ = write!(md, "---:|");
+            }
+            let _ = writeln!(md, "---:|---:|");
+        }
         let _ = write!(md, "| {server} | {workload} |");
         let get = |c: &str| cells.get(&(server.clone(), workload.clone(), c.to_owned()));
         for c in clients {
@@ -210,19 +244,36 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
         };
         let _ = writeln!(md, " {} | {} |", ratio(best_peer), ratio(curl));
     }
-    let mut reasons: Vec<String> = records
+    // One line per client and reason: the kinds of workload and the servers it covers.
+    type Covered = (BTreeSet<String>, BTreeSet<String>);
+    let mut unsupported: BTreeMap<(String, String), Covered> = BTreeMap::new();
+    for r in records {
+        let (Some(reason), Some(workload), Some(client), Some(server)) = (
+            r["unsupported"].as_str(),
+            r["workload"].as_str(),
+            r["client"].as_str(),
+            r["server"].as_str(),
+        ) else {
+            continue;
+        };
+        let kind = workload.split(['-', ':']).next().unwrap_or(workload);
+        let (kinds, servers) = unsupported
+            .entry((client.to_owned(), reason.to_owned()))
+            .or_default();
+        kinds.insert(kind.to_owned());
+        servers.insert(server.to_owned());
+    }
+    let reasons: Vec<String> = unsupported
         .iter()
-        .filter_map(|r| {
-            let reason = r["unsupported"].as_str()?;
-            let kind = r["workload"].as_str()?.split('-').next()?;
-            Some(format!(
-                "- {} / {kind}: — ({reason})",
-                r["client"].as_str()?
-            ))
+        .map(|((client, reason), (kinds, servers))| {
+            let list = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+            format!(
+                "- {client} / {} ({}): — ({reason})",
+                list(kinds),
+                list(servers)
+            )
         })
         .collect();
-    reasons.sort();
-    reasons.dedup();
     if !reasons.is_empty() {
         let _ = writeln!(md, "\nNot measured:\n\n{}", reasons.join("\n"));
     }
@@ -252,7 +303,7 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     }
     let _ = writeln!(
         md,
-        "\n\"CPU, operation\" is the on-CPU time of the peer's threads while the operation ran (Rust peers: the sum of `/proc/self/task/*/schedstat` before and after, in nanoseconds; boto3: `time.process_time()`; the small-object phases each have their own); CPU s/GiB divides it by the bytes moved. \"CPU, process\" and peak RSS are the whole process's, start-up and interpreter included (peers: their own /proc at exit; curl: `/usr/bin/time`, whose whole process is also its operation figure). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). Both servers are plain HTTP, where s3-wire signs every payload byte because no TLS protects it (the SHA-256 of an in-memory body or a file part, hashed ahead together with the checksum; SHA-256 chunk signatures for one-shot streams) and adds a CRC32 checksum; curl sends `UNSIGNED-PAYLOAD` with no checksum, so its floor does less work per byte."
+        "\n\"CPU, operation\" is the on-CPU time of the peer's threads while the operation ran (Rust peers: the sum of `/proc/self/task/*/schedstat` before and after, in nanoseconds; boto3: `time.process_time()`; the small-object phases each have their own); CPU s/GiB divides it by the bytes moved. \"CPU, process\" and peak RSS are the whole process's, start-up and interpreter included (peers: their own /proc at exit; curl: `/usr/bin/time`, whose whole process is also its operation figure). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). A `tasks:` workload is one of the files of `tools/perf/workloads/` (AWS's S3 benchmark format): every object it lists moved, 64 transfers at a time, from and to disk or memory as the file says; its rate is all the bytes over the wall time of the whole set. Over `null-tls` every client sends what it sends over HTTPS (s3-wire: unsigned payloads with a CRC32 checksum). `null` and `local-s3` are plain HTTP, where s3-wire signs every payload byte because no TLS protects it (the SHA-256 of an in-memory body or a file part, hashed ahead together with the checksum; SHA-256 chunk signatures for one-shot streams) and adds a CRC32 checksum; curl sends `UNSIGNED-PAYLOAD` with no checksum, so its floor does less work per byte."
     );
     let _ = writeln!(md, "\n## Build weight\n");
     match meta["build_weight"].as_str() {
@@ -314,6 +365,8 @@ mod tests {
     fn unsupported_and_failed_cells() {
         let records = vec![
             json!({"server": "null", "workload": "list-10", "client": "curl", "unsupported": "no"}),
+            json!({"server": "null-tls", "workload": "tasks:x-1", "client": "curl", "unsupported": "no"}),
+            json!({"server": "null-tls", "workload": "list-10", "client": "old", "unsupported": "tls"}),
             json!({"server": "null", "workload": "list-10", "client": "s3-wire", "error": "boom"}),
         ];
         let cells = cells(&records);
@@ -323,7 +376,13 @@ mod tests {
             &records,
             &["s3-wire".into(), "curl".into()],
         );
-        assert!(md.contains("- curl / list: — (no)"), "{md}");
+        // One line per client and reason, naming the kinds and the servers.
+        assert!(
+            md.contains(
+                "- curl / list, tasks (null, null-tls): — (no)\n- old / list (null-tls): — (tls)"
+            ),
+            "{md}"
+        );
         assert_eq!(
             cells[&("null".into(), "list-10".into(), "s3-wire".into())],
             Err("error: boom".into())

@@ -1,10 +1,13 @@
-//! The servers a run targets, started on 127.0.0.1, and the objects the read workloads need.
+//! The servers a run targets, started on 127.0.0.1, and the objects the read workloads need:
+//! `null` (plain HTTP), `null-tls` (the same behind TLS, its CA generated for the run) and
+//! `local-s3` (plain HTTP, data on tmpfs).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use perf_peer::BUCKET;
+use perf_peer::tasks::Action;
 use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
 use s3_wire_tokio::{Client, PayloadSigning, UploadSource};
@@ -28,9 +31,14 @@ pub struct Server {
     pub endpoint: String,
     pub access_key: String,
     pub secret_key: String,
+    /// The PEM file of the CA that issued the server's certificate (`null-tls`).
+    pub ca_file: Option<PathBuf>,
     _local: Option<local_s3::LocalS3>,
     _moto: Option<crate::moto::Moto>,
 }
+
+/// The servers of a run when `--servers` names none: TLS first, as clients meet S3.
+pub const DEFAULT_SERVERS: &str = "null-tls,null,local-s3";
 
 /// The variable that chooses how s3-wire protects payloads over plain HTTP in a run:
 /// `signed` (the default) or `unsigned-with-checksum` (`ClientBuilder::payload_signing`).
@@ -38,9 +46,15 @@ pub struct Server {
 pub const PAYLOAD_SIGNING_VAR: &str = "S3W_PERF_PAYLOAD_SIGNING";
 
 /// An s3-wire client of `endpoint` as every s3-wire side of a run makes it (the setup,
-/// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment, and
-/// the payload signing [`PAYLOAD_SIGNING_VAR`] chooses.
-pub fn client(endpoint: &str, access_key: &str, secret_key: &str) -> Result<Client, String> {
+/// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment, the
+/// payload signing [`PAYLOAD_SIGNING_VAR`] chooses, and `ca_pem` (the CA of `null-tls`)
+/// trusted besides the platform's roots.
+pub fn client(
+    endpoint: &str,
+    access_key: &str,
+    secret_key: &str,
+    ca_pem: Option<Vec<u8>>,
+) -> Result<Client, String> {
     let signing = match std::env::var(PAYLOAD_SIGNING_VAR).as_deref() {
         Err(_) | Ok("signed") => PayloadSigning::Signed,
         Ok("unsigned-with-checksum") => PayloadSigning::UnsignedWithChecksum,
@@ -50,17 +64,20 @@ pub fn client(endpoint: &str, access_key: &str, secret_key: &str) -> Result<Clie
             ));
         }
     };
-    Client::builder()
+    let mut builder = Client::builder()
         .endpoint(endpoint)
         .region("us-east-1")
         .static_credentials(access_key, secret_key, None)
         .proxy_from_env(false)
-        .payload_signing(signing)
-        .build()
-        .map_err(|e| e.to_string())
+        .payload_signing(signing);
+    if let Some(pem) = ca_pem {
+        builder = builder.add_root_certificates_pem(pem);
+    }
+    builder.build().map_err(|e| e.to_string())
 }
 
-/// Starts `null`, `local-s3` (its data under `scratch`, which is on tmpfs) or `moto`.
+/// Starts `null`, `null-tls` (its CA's PEM written into `scratch`), `local-s3` (its
+/// data under `scratch`, which is on tmpfs) or `moto`.
 pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
     match name {
         "null" => {
@@ -70,6 +87,22 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
                 endpoint: format!("http://{addr}"),
                 access_key: NULL_KEY.into(),
                 secret_key: NULL_SECRET.into(),
+                ca_file: None,
+                _local: None,
+                _moto: None,
+            })
+        }
+        "null-tls" => {
+            let pki = crate::tls::generate(scratch)?;
+            let addr = null::NullServer::new()
+                .spawn_tls(pki.server)
+                .map_err(|e| e.to_string())?;
+            Ok(Server {
+                name: "null-tls",
+                endpoint: format!("https://{addr}"),
+                access_key: NULL_KEY.into(),
+                secret_key: NULL_SECRET.into(),
+                ca_file: Some(pki.ca_file),
                 _local: None,
                 _moto: None,
             })
@@ -85,6 +118,7 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
                 endpoint: local.endpoint().to_string(),
                 access_key: local.access_key().to_owned(),
                 secret_key: local.secret_key().to_owned(),
+                ca_file: None,
                 _local: Some(local),
                 _moto: None,
             })
@@ -96,6 +130,7 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
                 endpoint: format!("http://127.0.0.1:{}", moto.port),
                 access_key: "moto-access-key".into(),
                 secret_key: "moto-secret-key".into(),
+                ca_file: None,
                 _local: None,
                 _moto: Some(moto),
             })
@@ -104,9 +139,25 @@ pub fn start(name: &str, scratch: &Path) -> Result<Server, String> {
     }
 }
 
-/// The bucket and the objects the GET, download and list workloads read.
+impl Server {
+    /// The CA PEM a client of this server must trust, if it is behind TLS.
+    pub fn ca_pem(&self) -> Result<Option<Vec<u8>>, String> {
+        self.ca_file
+            .as_ref()
+            .map(|path| std::fs::read(path).map_err(|e| format!("{}: {e}", path.display())))
+            .transpose()
+    }
+}
+
+/// The bucket and the objects the GET, download and list workloads and the download
+/// tasks read.
 pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String> {
-    let client = client(&server.endpoint, &server.access_key, &server.secret_key)?;
+    let client = client(
+        &server.endpoint,
+        &server.access_key,
+        &server.secret_key,
+        server.ca_pem()?,
+    )?;
     let bucket = BucketName::new(BUCKET).unwrap();
     client
         .create_bucket(CreateBucket::new(bucket.clone()))
@@ -127,38 +178,70 @@ pub async fn setup(server: &Server, workloads: &[Workload]) -> Result<(), String
                 .map_err(|e| format!("setup: {e}"))
         }
     };
+    // Many small objects: 32 PUTs at a time.
+    let put_all = |objects: Vec<(String, u64)>| {
+        let put = put.clone();
+        async move {
+            let objects = Arc::new(objects);
+            let next = Arc::new(AtomicUsize::new(0));
+            let mut tasks = tokio::task::JoinSet::new();
+            for _ in 0..32 {
+                let (next, put, objects) = (next.clone(), put.clone(), objects.clone());
+                tasks.spawn(async move {
+                    while let Some((key, len)) = objects.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        put(key.clone(), *len).await?;
+                    }
+                    Ok::<_, String>(())
+                });
+            }
+            while let Some(done) = tasks.join_next().await {
+                done.map_err(|e| e.to_string())??;
+            }
+            Ok::<_, String>(())
+        }
+    };
+    let mut task_objects = std::collections::BTreeMap::new();
     for w in workloads {
         match w.kind {
             "get" => put(GET_KEY.into(), w.size).await?,
             "download" => put(DOWNLOAD_KEY.into(), w.size).await?,
-            "list" => {
-                let next = Arc::new(AtomicUsize::new(0));
-                let mut tasks = tokio::task::JoinSet::new();
-                for _ in 0..32 {
-                    let (next, put, count) = (next.clone(), put.clone(), w.count);
-                    tasks.spawn(async move {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= count {
-                                return Ok::<_, String>(());
-                            }
-                            put(format!("list/{i:06}"), 16).await?;
-                        }
-                    });
-                }
-                while let Some(done) = tasks.join_next().await {
-                    done.map_err(|e| e.to_string())??;
+            "list" => put_all((0..w.count).map(|i| (format!("list/{i:06}"), 16)).collect()).await?,
+            "tasks" => {
+                let set = w.task_set()?;
+                let downloads = set
+                    .tasks
+                    .into_iter()
+                    .filter(|t| t.action == Action::Download);
+                for task in downloads {
+                    let size = task_objects.entry(task.key.clone()).or_insert(task.size);
+                    if *size != task.size {
+                        return Err(format!(
+                            "{}: {} bytes in one workload file, {size} in another",
+                            task.key, task.size
+                        ));
+                    }
                 }
             }
             _ => {}
         }
     }
+    // The download tasks' objects once, though several files read them (disk and memory).
+    put_all(task_objects.into_iter().collect()).await?;
     Ok(())
 }
 
-/// The pattern the null server serves, so objects read the same from both servers.
+/// The pattern the null server serves, so objects read the same from both servers. Up to
+/// a MiB it is a slice of one block made once (the task workloads write and PUT 10,000s
+/// of small objects).
 pub fn pattern(len: u64) -> bytes::Bytes {
-    (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into()
+    static BLOCK: std::sync::OnceLock<bytes::Bytes> = std::sync::OnceLock::new();
+    let make =
+        |len: u64| -> bytes::Bytes { (0..len).map(null::pattern_byte).collect::<Vec<u8>>().into() };
+    if len <= MIB {
+        BLOCK.get_or_init(|| make(MIB)).slice(..len as usize)
+    } else {
+        make(len)
+    }
 }
 
 /// A source file of `len` bytes: the pattern, one MiB block after another.
@@ -195,13 +278,40 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        runtime.block_on(round_trip(server, addr));
+        let client = client(&format!("http://{addr}"), NULL_KEY, NULL_SECRET, None).unwrap();
+        runtime.block_on(round_trip(server, client));
     }
 
-    async fn round_trip(server: null::NullServer, addr: std::net::SocketAddr) {
+    /// The same over TLS (`null-tls`): s3-wire trusting the run's CA gets every answer; a
+    /// client that does not trust it is refused before a request is sent.
+    #[test]
+    fn null_tls_server_round_trip_with_s3_wire() {
+        let dir = std::env::temp_dir().join(format!("perf-null-tls-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pki = crate::tls::generate(&dir).unwrap();
+        let server = null::NullServer::new();
+        let addr = server.clone().spawn_tls(pki.server).unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let endpoint = format!("https://{addr}");
+        let untrusting = client(&endpoint, NULL_KEY, NULL_SECRET, None).unwrap();
+        let refused = runtime.block_on(
+            untrusting.create_bucket(CreateBucket::new(BucketName::new("bucket").unwrap())),
+        );
+        assert!(refused.is_err(), "{refused:?}");
+        let ca = std::fs::read(&pki.ca_file).unwrap();
+        assert!(ca.starts_with(b"-----BEGIN CERTIFICATE-----\n"));
+        let trusting = client(&endpoint, NULL_KEY, NULL_SECRET, Some(ca)).unwrap();
+        runtime.block_on(round_trip(server, trusting));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    async fn round_trip(server: null::NullServer, client: Client) {
         use s3_wire_tokio::s3_ops::ByteRange;
         use s3_wire_tokio::s3_ops::ops::delete_objects::DeleteObjects;
-        let client = client(&format!("http://{addr}"), NULL_KEY, NULL_SECRET).unwrap();
         let bucket = BucketName::new("bucket").unwrap();
         let key = |k: &str| ObjectKey::new(k).unwrap();
         client
@@ -254,7 +364,11 @@ mod tests {
             .unwrap();
         assert_eq!(stored.size, big);
         assert_eq!(server.received(), 100_000 + big);
-        let dir = std::env::temp_dir().join(format!("perf-null-test-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "perf-null-test-{}-{:p}",
+            std::process::id(),
+            &client
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let target = dir.join("big.bin");
         let got = client

@@ -192,6 +192,11 @@ fn soak_server(
     scratch: &Path,
     options: &Options,
 ) -> Result<SoakResult, String> {
+    if name == "null-tls" {
+        return Err(
+            "soak: its fault proxy forwards plain HTTP; use --servers null,local-s3".into(),
+        );
+    }
     let server = servers::start(name, scratch)?;
     runtime.block_on(seed(&server))?;
     let upstream: SocketAddr = server
@@ -242,7 +247,12 @@ fn soak_server(
 
 /// The objects the reads find, under the bucket every workload uses.
 async fn seed(server: &servers::Server) -> Result<(), String> {
-    let client = servers::client(&server.endpoint, &server.access_key, &server.secret_key)?;
+    let client = servers::client(
+        &server.endpoint,
+        &server.access_key,
+        &server.secret_key,
+        server.ca_pem()?,
+    )?;
     let bucket = BucketName::new(BUCKET).unwrap();
     client
         .create_bucket(CreateBucket::new(bucket.clone()))
@@ -412,7 +422,8 @@ pub fn child(args: &[String]) -> Result<(), String> {
         scratch: PathBuf::from(get("scratch")?),
     };
     let (access, secret) = (get("access-key")?, get("secret-key")?);
-    let direct = servers::client(&get("endpoint")?, &access, &secret)?;
+    // The soak servers are plain HTTP (its fault proxy forwards plain HTTP).
+    let direct = servers::client(&get("endpoint")?, &access, &secret, None)?;
     let through_proxy = Client::builder()
         .endpoint(get("proxy")?)
         .region("us-east-1")

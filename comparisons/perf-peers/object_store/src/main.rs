@@ -10,7 +10,10 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::buffered::BufWriter;
 use object_store::path::Path;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{
+    Certificate, ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart,
+};
+use perf_peer::tasks::{Action, Task, TaskData};
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -25,21 +28,28 @@ fn main() {
     perf_peer::run(std::env::args().skip(1), workload);
 }
 
-fn builder(args: &Args) -> AmazonS3Builder {
+fn builder(args: &Args) -> Result<AmazonS3Builder, String> {
+    // The CA of an HTTPS endpoint, trusted besides the platform's roots. Client options
+    // first: `with_allow_http` below writes into them.
+    let mut options = ClientOptions::new();
+    if let Some(pem) = args.ca_pem()? {
+        options = options.with_root_certificate(Certificate::from_pem(&pem).map_err(err)?);
+    }
     // `new()`, not `from_env()`: nothing is read from AWS_* variables, and with static
     // credentials and a region there is no IMDS or region lookup.
-    AmazonS3Builder::new()
+    Ok(AmazonS3Builder::new()
+        .with_client_options(options)
         .with_endpoint(args.endpoint.as_str())
         .with_allow_http(true)
         .with_region("us-east-1")
         .with_bucket_name(BUCKET)
         .with_access_key_id(args.access_key.as_str())
         .with_secret_access_key(args.secret_key.as_str())
-        .with_virtual_hosted_style_request(false)
+        .with_virtual_hosted_style_request(false))
 }
 
 fn store(args: &Args) -> Result<AmazonS3, String> {
-    builder(args).build().map_err(|e| e.to_string())
+    builder(args)?.build().map_err(|e| e.to_string())
 }
 
 fn err(e: impl std::fmt::Display) -> String {
@@ -75,7 +85,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             if args.part_size > 0 {
                 upload_parts(&store, &path, &args).await?;
             } else {
-                upload_defaults(store.clone(), &path, &args).await?;
+                upload_defaults(store.clone(), &path, &args.file).await?;
             }
             let outcome = watch.moved(size);
             // The check is outside the timed operation, as in the other peers.
@@ -85,7 +95,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
         }
         "download" => {
             let watch = Stopwatch::start();
-            download(&store, &path, &args).await?;
+            download(&store, &path, &args.file, args.size).await?;
             let on_disk = std::fs::metadata(&args.file).map_err(err)?.len();
             perf_peer::expect("bytes the download wrote", on_disk, size)?;
             Ok(watch.moved(size))
@@ -108,7 +118,47 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
+        "tasks" => {
+            perf_peer::tasks::run(&args, move |task, data| {
+                let store = store.clone();
+                async move { transfer_task(store, task, data).await }
+            })
+            .await
+        }
         other => Err(format!("unknown workload {other}")),
+    }
+}
+
+/// One task of a `tasks` workload as an object_store user moves objects of any size:
+/// uploads through `buffered::BufWriter` (one PUT below 10 MiB, else a multipart upload)
+/// from the file or the bytes; downloads as this peer's ranged download to the file, or
+/// one streamed GET whose bytes are counted and dropped.
+async fn transfer_task(store: Arc<AmazonS3>, task: Task, data: TaskData) -> Result<u64, String> {
+    let path = Path::from(task.key.as_str());
+    match (task.action, data) {
+        (Action::Upload, TaskData::File(file)) => {
+            upload_defaults(store, &path, &file).await?;
+            Ok(task.size)
+        }
+        (Action::Upload, TaskData::Memory(bytes)) => {
+            let len = bytes.len() as u64;
+            let mut writer = BufWriter::new(store, path);
+            writer.put(bytes).await.map_err(err)?;
+            writer.shutdown().await.map_err(err)?;
+            Ok(len)
+        }
+        (Action::Download, TaskData::File(file)) => {
+            download(&store, &path, &file, task.size).await?;
+            Ok(std::fs::metadata(&file).map_err(err)?.len())
+        }
+        (Action::Download, TaskData::Memory(_)) => {
+            let mut stream = store.get(&path).await.map_err(err)?.into_stream();
+            let mut got = 0u64;
+            while let Some(chunk) = stream.next().await {
+                got += chunk.map_err(err)?.len() as u64;
+            }
+            Ok(got)
+        }
     }
 }
 
@@ -147,9 +197,9 @@ async fn upload_parts(store: &AmazonS3, path: &Path, args: &Args) -> Result<(), 
 async fn upload_defaults(
     store: Arc<dyn ObjectStore>,
     path: &Path,
-    args: &Args,
+    source: &std::path::Path,
 ) -> Result<(), String> {
-    let file = tokio::fs::File::open(&args.file).await.map_err(err)?;
+    let file = tokio::fs::File::open(source).await.map_err(err)?;
     let mut reader = tokio::io::BufReader::with_capacity(FILE_BUFFER, file);
     let mut writer = BufWriter::new(store, path.clone());
     tokio::io::copy_buf(&mut reader, &mut writer)
@@ -161,13 +211,18 @@ async fn upload_defaults(
 
 /// `get_range` over `RANGE_SIZE` ranges, `RANGES_IN_FLIGHT` at once, each written at its
 /// offset as it arrives.
-async fn download(store: &AmazonS3, path: &Path, args: &Args) -> Result<(), String> {
-    let file = std::fs::File::create(&args.file).map_err(err)?;
-    file.set_len(args.size).map_err(err)?;
+async fn download(
+    store: &AmazonS3,
+    path: &Path,
+    target: &std::path::Path,
+    size: u64,
+) -> Result<(), String> {
+    let file = std::fs::File::create(target).map_err(err)?;
+    file.set_len(size).map_err(err)?;
     let file = Arc::new(file);
-    let ranges = (0..args.size)
+    let ranges = (0..size)
         .step_by(RANGE_SIZE as usize)
-        .map(|start| start..(start + RANGE_SIZE).min(args.size));
+        .map(|start| start..(start + RANGE_SIZE).min(size));
     futures::stream::iter(ranges)
         .map(|range: Range<u64>| {
             let file = file.clone();

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use perf_peer::tasks::{Action, Task, TaskData};
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use s3_wire::{
     AddressingStyle, ByteStream, Credentials, Endpoint, GetObjectRequest, HeadObjectRequest,
@@ -34,7 +35,18 @@ fn client(args: &Args) -> Result<S3Client, String> {
     S3Client::new(config).map_err(|e| e.to_string())
 }
 
+/// The part size of 0.1.1's `MultipartOptions::default()`: a task below it is one PUT.
+const DEFAULT_PART_SIZE: u64 = 8 << 20;
+
 async fn workload(args: Args) -> Result<Outcome, String> {
+    if !args.ca_file.as_os_str().is_empty() {
+        return Ok(Outcome::Unsupported(
+            "s3-wire 0.1.1 trusts only the compiled-in WebPKI roots (hyper-rustls \
+             with_webpki_roots) and has no API to add a CA, so it cannot reach a server \
+             whose certificate a private CA issued"
+                .into(),
+        ));
+    }
     if args.kind == "construct" {
         return perf_peer::construct(|| client(&args));
     }
@@ -107,8 +119,72 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             perf_peer::expect("keys listed", keys, args.count)?;
             Ok(watch.moved(0))
         }
+        "tasks" => {
+            perf_peer::tasks::run(&args, move |task, data| {
+                let client = client.clone();
+                async move { transfer_task(&client, task, data).await }
+            })
+            .await
+        }
         other => Err(format!("unknown workload {other}")),
     }
+}
+
+/// One task of a `tasks` workload as a 0.1.1 user moves objects of any size: below its
+/// default part size one `put_object` (a file read into memory first), else its managed
+/// multipart upload (`from_path` or `from_bytes`); downloads as one streamed GET into the
+/// file or a sink (0.1.1 has no parallel download).
+async fn transfer_task(client: &S3Client, task: Task, data: TaskData) -> Result<u64, String> {
+    let key = ObjectKey::new(task.key.as_str()).map_err(|e| e.to_string())?;
+    match (task.action, data) {
+        (Action::Upload, data) => {
+            let request = match data {
+                TaskData::File(path) if task.size < DEFAULT_PART_SIZE => {
+                    let bytes = tokio::fs::read(&path)
+                        .await
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    return put(client, key, task.size, ByteStream::from_bytes(bytes)).await;
+                }
+                TaskData::Memory(bytes) if task.size < DEFAULT_PART_SIZE => {
+                    return put(client, key, task.size, ByteStream::from_bytes(bytes)).await;
+                }
+                TaskData::File(path) => ManagedMultipartUploadRequest::from_path(key, &path),
+                TaskData::Memory(bytes) => ManagedMultipartUploadRequest::from_bytes(key, bytes),
+            };
+            client
+                .multipart_upload(request)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(task.size)
+        }
+        (Action::Download, TaskData::File(path)) => {
+            let mut file = tokio::fs::File::create(&path)
+                .await
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let got = client
+                .get_object(GetObjectRequest::new(key))
+                .await
+                .map_err(|e| e.to_string())?
+                .body
+                .write_to(&mut file)
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::io::AsyncWriteExt::flush(&mut file)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(got)
+        }
+        (Action::Download, TaskData::Memory(_)) => get_to_sink(client, key).await,
+    }
+}
+
+/// One `put_object` of `body`, which holds `len` bytes; `len`.
+async fn put(client: &S3Client, key: ObjectKey, len: u64, body: ByteStream) -> Result<u64, String> {
+    client
+        .put_object(PutObjectRequest::new(key, body))
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(len)
 }
 
 /// GetObject streamed into a sink (0.1.1 checks length and checksum as it streams);
