@@ -437,7 +437,11 @@ async fn listed_parts_of_another_generation_are_not_trusted_and_the_parts_are_re
     );
     assert_eq!(counts.get("GET ?attributes"), Some(&1));
     assert_eq!(counts.get("HEAD ?partNumber"), Some(&1));
-    assert_eq!(counts.get("GET Range"), None, "no range on the untrusted layout");
+    assert_eq!(
+        counts.get("GET Range"),
+        None,
+        "no range on the untrusted layout"
+    );
 }
 
 #[tokio::test]
