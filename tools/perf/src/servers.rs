@@ -73,7 +73,31 @@ pub fn client(
     if let Some(pem) = ca_pem {
         builder = builder.add_root_certificates_pem(pem);
     }
+    match std::env::var(REQUEST_HOOK_VAR).as_deref() {
+        Err(_) => {}
+        Ok("count") => builder = builder.request_hook(CountAttempts::default()),
+        Ok(other) => return Err(format!("{REQUEST_HOOK_VAR}={other}: expected count")),
+    }
     builder.build().map_err(|e| e.to_string())
+}
+
+/// The variable that gives s3-wire's clients of a run a request hook (`count`: one that
+/// counts attempts and bytes), to measure what a hook costs against none.
+pub const REQUEST_HOOK_VAR: &str = "S3W_PERF_REQUEST_HOOK";
+
+/// The cheapest useful hook: it counts attempts and the bytes they moved.
+#[derive(Default)]
+struct CountAttempts {
+    attempts: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl s3_wire_tokio::RequestHook for CountAttempts {
+    fn on_attempt(&self, attempt: &s3_wire_tokio::AttemptRecord<'_>) {
+        self.attempts.fetch_add(1, Ordering::Relaxed);
+        let moved = attempt.bytes_sent + attempt.bytes_received;
+        self.bytes.fetch_add(moved as usize, Ordering::Relaxed);
+    }
 }
 
 /// Starts `null`, `null-tls` (its CA's PEM written into `scratch`), `local-s3` (its
