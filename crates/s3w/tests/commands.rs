@@ -100,12 +100,7 @@ fn a_sync_round_trip_transfers_nothing_and_keeps_file_times() {
     // not by --size-only; --no-clobber never overwrites.
     std::fs::write(down.path().join("a.txt"), b"A.TXT").unwrap();
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    std::fs::File::options()
-        .write(true)
-        .open(down.path().join("a.txt"))
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
+    support::set_mtime(&down.path().join("a.txt"), later);
     assert_eq!(env.ok(&["sync", "--size-only", droot, "s3://rt-b/t"]), "");
     assert_eq!(env.ok(&["sync", "--no-clobber", droot, "s3://rt-b/t"]), "");
     let sent = env.ok(&["sync", droot, "s3://rt-b/t"]);
@@ -124,12 +119,7 @@ fn a_single_file_keeps_its_time_through_cp_up_and_down() {
     let file = dir.path().join("old.txt");
     write(&file, b"written two days ago");
     let then = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(&file)
-        .unwrap()
-        .set_modified(then)
-        .unwrap();
+    support::set_mtime(&file, then);
     env.ok(&["cp", file.to_str().unwrap(), "s3://one-b/old.txt"]);
     let back = dir.path().join("back.txt");
     env.ok(&["cp", "s3://one-b/old.txt", back.to_str().unwrap()]);

@@ -2,12 +2,11 @@
 //! more than one DeleteObjects batch, `abort-stale`, `--quiet`, usage errors (exit 2), `mv`
 //! from a local file, S3→S3 recursive copies.
 
-use std::path::Path;
 use std::process::Command;
 
 mod support;
 
-use support::{Env, write};
+use support::{Env, set_mtime, write};
 
 #[test]
 fn upload_attributes_reach_the_object() {
@@ -261,15 +260,6 @@ fn abort_stale_aborts_old_uploads_and_keeps_young_ones() {
         "{seen:?}"
     );
     assert!(!seen.iter().any(|l| l.contains("UP-NEW")), "{seen:?}");
-}
-
-fn set_mtime(path: &Path, when: std::time::SystemTime) {
-    std::fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
 }
 
 #[test]
