@@ -115,15 +115,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
             let tm = transfer_manager(&args, args.part_size)?;
             let watch = Stopwatch::start();
             let body = InputStream::from_path(&args.file).map_err(chain)?;
-            tm.upload()
-                .bucket(BUCKET)
-                .key(&args.key)
-                .body(body)
-                .initiate()
-                .map_err(chain)?
-                .join()
-                .await
-                .map_err(chain)?;
+            upload(&tm, &args.key, body).await?;
             let outcome = watch.moved(size);
             // The check is outside the timed operation: a HEAD of what was stored.
             let stored = head(&client(&args)?, &args.key).await?;
@@ -222,6 +214,24 @@ async fn workload(args: Args) -> Result<Outcome, String> {
     }
 }
 
+/// One managed upload of `body` to `key` through the transfer manager, to its end.
+async fn upload(
+    tm: &aws_sdk_s3_transfer_manager::Client,
+    key: &str,
+    body: InputStream,
+) -> Result<(), String> {
+    tm.upload()
+        .bucket(BUCKET)
+        .key(key)
+        .body(body)
+        .initiate()
+        .map_err(chain)?
+        .join()
+        .await
+        .map_err(chain)?;
+    Ok(())
+}
+
 /// One task of a `tasks` workload through the transfer manager: uploads from the file
 /// (`InputStream::from_path`) or the bytes, downloads to the file (`write_to_path`) or
 /// through the handle's body, whose chunks are counted and dropped.
@@ -236,15 +246,7 @@ async fn transfer_task(
                 TaskData::File(path) => InputStream::from_path(&path).map_err(chain)?,
                 TaskData::Memory(bytes) => InputStream::from(bytes),
             };
-            tm.upload()
-                .bucket(BUCKET)
-                .key(&task.key)
-                .body(body)
-                .initiate()
-                .map_err(chain)?
-                .join()
-                .await
-                .map_err(chain)?;
+            upload(tm, &task.key, body).await?;
             Ok(task.size)
         }
         (Action::Download, TaskData::File(path)) => {
