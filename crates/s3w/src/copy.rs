@@ -507,6 +507,12 @@ async fn upload_one(
         path.display().to_string()
     };
     let mut attributes = attributes(&args.attrs, (!stdin).then_some(k))?;
+    let file = if stdin {
+        None
+    } else {
+        std::fs::metadata(path).ok()
+    };
+    let size = file.as_ref().map(std::fs::Metadata::len);
     // The file's time goes with it (as in a directory transfer), so a download gives the
     // file its time back and a later sync compares like with like; --metadata mtime=… wins.
     let given_mtime = args
@@ -514,17 +520,9 @@ async fn upload_one(
         .metadata
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case(MTIME_METADATA));
-    if !stdin
-        && !given_mtime
-        && let Ok(modified) = std::fs::metadata(path).and_then(|m| m.modified())
-    {
+    if !given_mtime && let Some(modified) = file.and_then(|m| m.modified().ok()) {
         attributes = attributes.metadata(MTIME_METADATA, format_mtime(modified));
     }
-    let size = if stdin {
-        None
-    } else {
-        std::fs::metadata(path).ok().map(|m| m.len())
-    };
     let options = upload_options(&cli.tuning);
     let limit = options
         .single_request_limit
