@@ -31,7 +31,7 @@ use crate::sign::{PayloadCache, PayloadSigning, Signer};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
-use crate::transport::{self, Transport};
+use crate::transport::{self, HttpClients, Transport};
 
 /// An async S3 client.
 ///
@@ -60,10 +60,9 @@ pub struct Client {
 }
 
 pub(crate) struct Inner {
-    http: reqwest::Client,
-    /// Whether `http` is the caller's own (`ClientBuilder::http_client`): its redirects
-    /// are caught after the fact.
-    given_http: bool,
+    /// The caller's own (`ClientBuilder::http_client`, whose redirects are caught after
+    /// the fact) or built from the configuration.
+    http: HttpClients,
     pub(crate) endpoint: Endpoint,
     /// `None`: anonymous, nothing is signed.
     pub(crate) credentials: Option<Arc<dyn CredentialsProvider>>,
@@ -150,11 +149,7 @@ impl Client {
         hook: Option<Arc<dyn RequestHook>>,
         payload_signing: PayloadSigning,
     ) -> Result<Self, Error> {
-        let given_http = matches!(transport, Transport::Given(_));
-        let http = match transport {
-            Transport::Build(config) => transport::build(&config)?,
-            Transport::Given(client) => client,
-        };
+        let http = HttpClients::new(transport)?;
         let options = transfers.options;
         let memory = transfers.memory.unwrap_or_else(|| {
             options
@@ -174,7 +169,6 @@ impl Client {
             extras: None,
             inner: Arc::new(Inner {
                 http,
-                given_http,
                 endpoint,
                 credentials,
                 extras,
@@ -364,6 +358,8 @@ impl Client {
         let mut outcome_unknown = false;
         // Whether the credentials were renewed after the store refused them as expired.
         let mut credentials_renewed = false;
+        // Whether a response head had more fields than the common HTTP client reads.
+        let mut wide_heads = false;
         loop {
             attempts += 1;
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
@@ -381,6 +377,7 @@ impl Client {
                 deadline,
                 &mut sent,
                 recorder.as_ref(),
+                wide_heads,
             );
             let result = match deadline {
                 Some((at, limit)) => match tokio::time::timeout_at(at, attempt).await {
@@ -431,6 +428,17 @@ impl Client {
                     continue;
                 }
                 return Err(error);
+            }
+            if !wide_heads
+                && !inner.http.is_given()
+                && transport::is_head_too_large(&error)
+                && op.is_idempotent()
+                && upload.is_none_or(Body::can_resend)
+            {
+                // Sent again at once through the client that reads up to 1,024 header
+                // fields (`HttpClients`); not a failure of the store, so no retry budget.
+                wide_heads = true;
+                continue;
             }
             if class == RetryClass::RefreshCredentials {
                 // One immediate retry, signed with the provider's new credentials; it does
@@ -515,6 +523,7 @@ impl Client {
         deadline: Option<(Instant, Duration)>,
         sent: &mut trace::Sent,
         recorder: Option<&Arc<Recorder>>,
+        wide_heads: bool,
     ) -> Result<RawResponse, Attempted> {
         let inner = &self.inner;
         let mut encoded = op
@@ -608,7 +617,7 @@ impl Client {
             )
         })?;
 
-        let requested_url = if inner.given_http {
+        let requested_url = if inner.http.is_given() {
             request.url().as_str().to_owned()
         } else {
             String::new()
@@ -627,9 +636,13 @@ impl Client {
                 },
             ))));
         }
+        let http = match wide_heads.then(|| inner.http.wide()).flatten() {
+            Some(wide) => wide.map_err(Attempted::failed)?,
+            None => inner.http.common(),
+        };
         let stall = inner.timeouts.stall;
         let response = {
-            let send = pin!(inner.http.execute(request));
+            let send = pin!(http.execute(request));
             let stalled = pin!(activity.stalled(stall));
             let mut send = send;
             let mut stalled = stalled;
@@ -656,7 +669,7 @@ impl Client {
             }
         };
 
-        if inner.given_http && response.url().as_str() != requested_url {
+        if inner.http.is_given() && response.url().as_str() != requested_url {
             // The caller's HTTP client followed a redirect: the signed request went to
             // another URL than the one signed for.
             return Err(Attempted::failed(

@@ -1,5 +1,8 @@
 //! PEM certificates and keys, as the builder takes them: CA bundles and client identities,
-//! checked when the client is built with errors that name what was wrong (never a key).
+//! checked when the client is built with errors that name what was wrong (never a key), and
+//! what the process keeps of them for the next client ([`RecentlyBuilt`]).
+
+use std::sync::{Mutex, PoisonError};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -9,19 +12,74 @@ use crate::error::Error;
 /// Every certificate of the PEM bundle `pem`; `origin` names it in errors. A bundle with no
 /// certificate, or one that is not PEM, is an error: trusting nothing by mistake would make
 /// every connection fail later, with a less helpful message.
+///
+/// A bundle is decoded once per process (PEM's base64 costs about 20 instructions a byte,
+/// and every client built from `AWS_CA_BUNDLE` reads the same file).
 pub(crate) fn certificates(
     pem: &[u8],
     origin: &str,
 ) -> Result<Vec<CertificateDer<'static>>, Error> {
-    let certificates = CertificateDer::pem_slice_iter(pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Error::config(format!("{origin} is not a PEM certificate bundle: {e}")))?;
-    if certificates.is_empty() {
-        return Err(Error::config(format!(
-            "{origin} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"
-        )));
+    static DECODED: RecentlyBuilt<Vec<u8>, Vec<CertificateDer<'static>>> = RecentlyBuilt::new();
+    DECODED.get_or_build(
+        |decoded| decoded == pem,
+        || {
+            let certificates = CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| {
+                    Error::config(format!("{origin} is not a PEM certificate bundle: {e}"))
+                })?;
+            if certificates.is_empty() {
+                return Err(Error::config(format!(
+                    "{origin} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"
+                )));
+            }
+            Ok((pem.to_vec(), certificates))
+        },
+    )
+}
+
+/// What the process built for its last few distinct inputs (decoded CA bundles, TLS
+/// configurations), handed out again: a process often builds many clients alike. A process
+/// that cycles through more than [`RecentlyBuilt::KEPT`] inputs builds the oldest again.
+pub(crate) struct RecentlyBuilt<K, V> {
+    entries: Mutex<Vec<(K, V)>>,
+}
+
+impl<K, V: Clone> RecentlyBuilt<K, V> {
+    const KEPT: usize = 8;
+
+    pub(crate) const fn new() -> Self {
+        Self {
+            entries: Mutex::new(Vec::new()),
+        }
     }
-    Ok(certificates)
+
+    /// The value kept for the input `is_input` recognises, or the one `build` makes with its
+    /// input, outside the lock. A failure is not kept: the next caller tries again.
+    pub(crate) fn get_or_build<E>(
+        &self,
+        is_input: impl Fn(&K) -> bool,
+        build: impl FnOnce() -> Result<(K, V), E>,
+    ) -> Result<V, E> {
+        let lock = || self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = |entries: &[(K, V)]| {
+            let found = entries.iter().find(|(input, _)| is_input(input));
+            found.map(|(_, value)| value.clone())
+        };
+        if let Some(value) = kept(&lock()) {
+            return Ok(value);
+        }
+        let (input, value) = build()?;
+        let mut entries = lock();
+        if let Some(value) = kept(&entries) {
+            return Ok(value);
+        }
+        if entries.len() == Self::KEPT {
+            entries.remove(0);
+        }
+        entries.push((input, value.clone()));
+        Ok(value)
+    }
 }
 
 /// A client identity: the certificate chain of `chain_pem` (leaf first) and the private key
@@ -52,6 +110,27 @@ pub(crate) fn identity(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_built_is_kept_and_a_failure_is_not() {
+        let recent: RecentlyBuilt<u8, u8> = RecentlyBuilt::new();
+        let build = |input: u8, value: Result<u8, &'static str>| {
+            recent.get_or_build(|kept| *kept == input, || value.map(|v| (input, v)))
+        };
+        assert_eq!(build(1, Err("refused")), Err("refused"));
+        assert_eq!(build(1, Ok(10)), Ok(10), "the failure was not kept");
+        assert_eq!(build(1, Ok(11)), Ok(10), "kept");
+        for input in 2..=8 {
+            assert_eq!(build(input, Ok(input)), Ok(input));
+        }
+        assert_eq!(build(1, Ok(12)), Ok(10), "eight inputs are kept");
+        assert_eq!(build(9, Ok(9)), Ok(9));
+        assert_eq!(
+            build(1, Ok(13)),
+            Ok(13),
+            "the oldest made room for the ninth"
+        );
+    }
 
     #[test]
     fn bundles_without_certificates_and_garbage_are_named_errors() {

@@ -11,6 +11,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::body::BodyError;
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
+use crate::tls::RecentlyBuilt;
 
 /// Where a client's HTTP client comes from.
 pub(crate) enum Transport {
@@ -255,22 +256,41 @@ impl rustls::client::danger::ServerCertVerifier for PlatformVerifier {
     }
 }
 
-/// The rustls configuration of a client. The default trust (the platform's roots, no
-/// client certificate), which nearly every client has, is built once per process (per
-/// ALPN list) and cloned: a clone shares its verifier, provider and TLS session cache,
-/// so clients of one process also resume each other's sessions.
+/// The rustls configuration of a client, built once per process for each trust (platform
+/// roots, CA bundle, accept-any) and ALPN list, and cloned: a clone shares its verifier,
+/// provider and TLS session cache. So clients of one process resume each other's sessions,
+/// and a CA bundle's verifier, with the platform's roots it adds to (millions of
+/// instructions to load), is made once, not by every client that trusts the bundle. A
+/// configuration with a client certificate is built for its client alone.
 fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Error> {
-    static DEFAULT: [OnceLock<rustls::ClientConfig>; 2] = [OnceLock::new(), OnceLock::new()];
-    if !tls.is_platform_only() || tls.identity.is_some() {
+    /// What a configuration was built for.
+    struct Trust {
+        http2: bool,
+        platform_roots: bool,
+        accept_invalid: bool,
+        extra_roots: Vec<CertificateDer<'static>>,
+    }
+    static BUILT: RecentlyBuilt<Trust, rustls::ClientConfig> = RecentlyBuilt::new();
+    if tls.identity.is_some() {
         return build_tls_config(http2, tls);
     }
-    let cached = &DEFAULT[usize::from(http2)];
-    if let Some(config) = cached.get() {
-        return Ok(config.clone());
-    }
-    // A failure is not cached: the next client tries again (and fails alike).
-    let config = build_tls_config(http2, tls)?;
-    Ok(cached.get_or_init(|| config).clone())
+    BUILT.get_or_build(
+        |trust| {
+            trust.http2 == http2
+                && trust.platform_roots == tls.platform_roots
+                && trust.accept_invalid == tls.accept_invalid
+                && trust.extra_roots == tls.extra_roots
+        },
+        || {
+            let trust = Trust {
+                http2,
+                platform_roots: tls.platform_roots,
+                accept_invalid: tls.accept_invalid,
+                extra_roots: tls.extra_roots.clone(),
+            };
+            Ok((trust, build_tls_config(http2, tls)?))
+        },
+    )
 }
 
 /// Builds a rustls configuration: the `ring` provider; the platform's root certificates
@@ -345,13 +365,76 @@ fn extra_root_store(
     Ok(roots)
 }
 
-/// The most header fields an HTTP/1.1 response may have. hyper's default of 100 would
-/// fail a HEAD of an object with ~90 user metadata entries, which S3 stores (its limit is
-/// 2 KB of metadata, so up to about a thousand short entries); the size of the response
-/// head stays bounded by hyper's read buffer (about 400 KiB) either way.
-const MAX_RESPONSE_HEADERS: usize = 1024;
+/// The most header fields an HTTP/1.1 response read by the wide client
+/// ([`HttpClients::wide`]) may have. S3 stores up to 2 KB of user metadata, so up to several
+/// hundred short entries, above hyper's default of 100 fields; the size of the response head
+/// stays bounded by hyper's read buffer (about 400 KiB) either way.
+const WIDE_RESPONSE_HEADERS: usize = 1024;
 
-pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> {
+/// The HTTP clients of a [`Client`](crate::Client). Every request goes through `common`,
+/// whose HTTP/1.1 parser reads hyper's default of up to 100 response header fields on the
+/// stack. A limit set in its builder, even 100, makes hyper initialise two arrays of that
+/// many entries for every response (10,300 instructions per response at 1,024, an eighth of
+/// a small request's CPU: measurements/client-cpu-2026-12-02.md). A response with more
+/// fields (an object with hundreds of metadata entries) fails there as "too large" and the
+/// request is sent again through `wide`, built on first need with the same settings
+/// (and the same cached TLS configuration) and a limit of [`WIDE_RESPONSE_HEADERS`].
+pub(crate) struct HttpClients {
+    common: reqwest::Client,
+    /// `None` for the caller's own client (`ClientBuilder::http_client`): its limits are
+    /// the caller's.
+    wide: Option<(TransportConfig, OnceLock<reqwest::Client>)>,
+}
+
+impl HttpClients {
+    pub(crate) fn new(transport: Transport) -> Result<Self, Error> {
+        Ok(match transport {
+            Transport::Build(config) => Self {
+                common: build(&config, None)?,
+                wide: Some((config, OnceLock::new())),
+            },
+            Transport::Given(client) => Self {
+                common: client,
+                wide: None,
+            },
+        })
+    }
+
+    /// Whether the HTTP client is the caller's own.
+    pub(crate) fn is_given(&self) -> bool {
+        self.wide.is_none()
+    }
+
+    /// The client every request goes through first.
+    pub(crate) fn common(&self) -> &reqwest::Client {
+        &self.common
+    }
+
+    /// The client that reads responses of up to [`WIDE_RESPONSE_HEADERS`] header fields;
+    /// `None` for the caller's own client.
+    pub(crate) fn wide(&self) -> Option<Result<&reqwest::Client, Error>> {
+        let (config, wide) = self.wide.as_ref()?;
+        if let Some(client) = wide.get() {
+            return Some(Ok(client));
+        }
+        // Two requests may build one each at once; one is kept.
+        Some(build(config, Some(WIDE_RESPONSE_HEADERS)).map(|built| wide.get_or_init(|| built)))
+    }
+}
+
+/// Whether `error` is an HTTP/1.1 response head the parser gave up on as too large: more
+/// header fields than it reads, or more bytes than its buffer holds.
+pub(crate) fn is_head_too_large(error: &Error) -> bool {
+    find_cause::<hyper::Error>(error as &(dyn std::error::Error + 'static))
+        .is_some_and(hyper::Error::is_parse_too_large)
+}
+
+/// Builds a reqwest client; `max_response_headers` replaces hyper's default limit of
+/// HTTP/1.1 response header fields.
+pub(crate) fn build(
+    config: &TransportConfig,
+    max_response_headers: Option<usize>,
+) -> Result<reqwest::Client, Error> {
     let builder = reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config(config.http2, &config.tls)?)
         .connect_timeout(config.connect_timeout)
@@ -392,7 +475,10 @@ pub(crate) fn build(config: &TransportConfig) -> Result<reqwest::Client, Error> 
     } else {
         builder.http1_only()
     };
-    let builder = builder.http1_max_headers(MAX_RESPONSE_HEADERS);
+    let builder = match max_response_headers {
+        Some(limit) => builder.http1_max_headers(limit),
+        None => builder,
+    };
     builder
         .build()
         .map_err(|e| Error::config("building the HTTP client failed").with_source(e))
@@ -465,6 +551,55 @@ fn is_timeout(error: &reqwest::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn trusting(roots: &[&CertificateDer<'static>]) -> TlsSettings {
+        TlsSettings {
+            extra_roots: roots.iter().map(|root| (*root).clone()).collect(),
+            ..TlsSettings::platform()
+        }
+    }
+
+    fn self_signed() -> CertificateDer<'static> {
+        rcgen::generate_simple_self_signed(vec!["ca.example".to_owned()])
+            .expect("certificate")
+            .cert
+            .der()
+            .clone()
+    }
+
+    /// Configurations built alike share their provider (and verifier and session cache).
+    fn shared(a: &rustls::ClientConfig, b: &rustls::ClientConfig) -> bool {
+        Arc::ptr_eq(a.crypto_provider(), b.crypto_provider())
+    }
+
+    #[test]
+    fn clients_of_one_trust_share_one_configuration_and_the_cache_is_bounded() {
+        let (bundle, other) = (self_signed(), self_signed());
+        let first = tls_config(false, &trusting(&[&bundle])).unwrap();
+        let again = tls_config(false, &trusting(&[&bundle])).unwrap();
+        assert!(shared(&first, &again), "the same bundle again");
+        for different in [
+            tls_config(true, &trusting(&[&bundle])).unwrap(),
+            tls_config(false, &trusting(&[&other])).unwrap(),
+            tls_config(false, &trusting(&[&bundle, &other])).unwrap(),
+            tls_config(false, &TlsSettings::platform()).unwrap(),
+        ] {
+            assert!(!shared(&first, &different));
+        }
+        let mut only_the_bundle = trusting(&[&bundle]);
+        only_the_bundle.platform_roots = false;
+        assert!(!shared(
+            &first,
+            &tls_config(false, &only_the_bundle).unwrap()
+        ));
+
+        // Eight more trusts push the first one out: it is built anew.
+        for _ in 0..8 {
+            tls_config(false, &trusting(&[&self_signed()])).unwrap();
+        }
+        let rebuilt = tls_config(false, &trusting(&[&bundle])).unwrap();
+        assert!(!shared(&first, &rebuilt));
+    }
 
     #[test]
     fn causes_are_found_inside_io_errors() {

@@ -103,17 +103,20 @@ impl Http {
         };
         slot.get_or_init(|| {
             let settings = self.settings.get_or_init(HttpSettings::default);
-            transport::build(&TransportConfig {
-                connect_timeout,
-                pool_idle_timeout: Duration::from_secs(30),
-                pool_max_idle_per_host: 2,
-                http2: false,
-                user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
-                tls: settings.tls.clone(),
-                resolve_overrides: Vec::new(),
-                proxy: settings.proxy.clone(),
-                bypass_proxies,
-            })
+            transport::build(
+                &TransportConfig {
+                    connect_timeout,
+                    pool_idle_timeout: Duration::from_secs(30),
+                    pool_max_idle_per_host: 2,
+                    http2: false,
+                    user_agent: concat!("s3-wire/", env!("CARGO_PKG_VERSION")).to_owned(),
+                    tls: settings.tls.clone(),
+                    resolve_overrides: Vec::new(),
+                    proxy: settings.proxy.clone(),
+                    bypass_proxies,
+                },
+                None,
+            )
             .map_err(|error| error.to_string())
         })
         .as_ref()
