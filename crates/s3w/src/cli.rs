@@ -104,6 +104,10 @@ pub(crate) struct Tuning {
     /// Bandwidth limit of all requests together, in bytes per second (suffixes K, M, G).
     #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
     pub bwlimit: Option<u64>,
+    /// Do not sync each downloaded file to disk before counting it done: much faster for
+    /// many small files, but a crash of the machine soon after may lose or truncate them.
+    #[arg(long, global = true, help_heading = TUNING)]
+    pub no_sync: bool,
 }
 
 /// The commands.

@@ -269,11 +269,12 @@ pub(crate) fn upload_options(tuning: &Tuning) -> TransferOptions {
     options
 }
 
-/// The transfer options of downloads (`--range-size`, `--part-concurrency`).
+/// The transfer options of downloads (`--range-size`, `--part-concurrency`, `--no-sync`).
 pub(crate) fn download_options(tuning: &Tuning) -> TransferOptions {
     let mut options = TransferOptions::default();
     options.part_size = tuning.range_size.unwrap_or(DEFAULT_RANGE_SIZE);
     options.concurrency = tuning.part_concurrency.max(1);
+    options.sync_files = !tuning.no_sync;
     options
 }
 

@@ -386,7 +386,7 @@ fn progress_frames_at_60_and_120_columns_know_the_total_from_the_first_frame_and
 }
 
 #[test]
-fn part_size_and_max_memory_shape_the_multipart_upload_and_download() {
+fn tuning_flags_shape_the_multipart_upload_and_download() {
     let env = Env::new();
     env.ok(&["mb", "s3://mp-b"]);
     let dir = tempfile::tempdir().unwrap();
@@ -411,13 +411,20 @@ fn part_size_and_max_memory_shape_the_multipart_upload_and_download() {
         "{up}"
     );
     let back = dir.path().join("back.bin");
+    // Not synced file by file: the file still appears whole, with nothing beside it.
     let down = [
         &sizes[..],
-        &["cp", "s3://mp-b/t.bin", back.to_str().unwrap()],
+        &["--no-sync", "cp", "s3://mp-b/t.bin", back.to_str().unwrap()],
     ]
     .concat();
     env.ok(&down);
     assert!(std::fs::read(&back).unwrap() == bytes, "bytes differ");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["back.bin", "twelve.bin"]);
     let bad = env.run(&["--part-size", "5X", "ls"]);
     assert_eq!(bad.status.code(), Some(2));
 }

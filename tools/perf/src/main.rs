@@ -29,7 +29,9 @@
 //! connections, threads or tasks grow over 100,000 operations, faults included.
 //!
 //! `S3W_PERF_PAYLOAD_SIGNING=unsigned-with-checksum` runs s3-wire with checksummed payloads
-//! unsigned over plain HTTP (`ClientBuilder::payload_signing`; default `signed`).
+//! unsigned over plain HTTP (`ClientBuilder::payload_signing`; default `signed`);
+//! `S3W_PERF_SYNC_FILES=off` runs its downloads to files without syncing each file
+//! (`TransferOptions::sync_files`; default `on`).
 //!
 //! Clients: `s3-wire` (this binary's `child`), `boto3`, `curl`, and every directory of
 //! `comparisons/perf-peers/` holding a Rust peer (`s3-wire-0.1.1`, `object_store`,

@@ -10,6 +10,7 @@ use perf_peer::BUCKET;
 use perf_peer::tasks::Action;
 use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::{BucketName, ObjectKey};
+use s3_wire_tokio::transfer::TransferOptions;
 use s3_wire_tokio::{Client, PayloadSigning, UploadSource};
 
 use crate::MIB;
@@ -45,6 +46,10 @@ pub const DEFAULT_SERVERS: &str = "null-tls,null,local-s3";
 /// The children inherit it.
 pub const PAYLOAD_SIGNING_VAR: &str = "S3W_PERF_PAYLOAD_SIGNING";
 
+/// The variable that turns off s3-wire's sync of each downloaded file in a run (`off`;
+/// `TransferOptions::sync_files`, default `on`). The children inherit it.
+pub const SYNC_FILES_VAR: &str = "S3W_PERF_SYNC_FILES";
+
 /// An s3-wire client of `endpoint` as every s3-wire side of a run makes it (the setup,
 /// `perf child`, the tests): `us-east-1`, static keys, no proxy from the environment, the
 /// payload signing [`PAYLOAD_SIGNING_VAR`] chooses, and `ca_pem` (the CA of `null-tls`)
@@ -72,6 +77,15 @@ pub fn client(
         .payload_signing(signing);
     if let Some(pem) = ca_pem {
         builder = builder.add_root_certificates_pem(pem);
+    }
+    match std::env::var(SYNC_FILES_VAR).as_deref() {
+        Err(_) | Ok("on") => {}
+        Ok("off") => {
+            let mut options = TransferOptions::default();
+            options.sync_files = false;
+            builder = builder.transfer_options(options);
+        }
+        Ok(other) => return Err(format!("{SYNC_FILES_VAR}={other}: expected on or off")),
     }
     match std::env::var(REQUEST_HOOK_VAR).as_deref() {
         Err(_) => {}

@@ -576,6 +576,13 @@ impl DirectoryBuilder {
         self
     }
 
+    /// Whether each downloaded file is synced to storage before it counts as transferred
+    /// (see [`TransferOptions::sync_files`]; default: yes).
+    pub fn sync_files(mut self, enabled: bool) -> Self {
+        self.options.sync_files = enabled;
+        self
+    }
+
     /// Keeps modification times (default: on): an upload stores the file's time as
     /// [`MTIME_METADATA`], a download sets the file's time to it (or to LastModified).
     pub fn keep_mtime(mut self, keep: bool) -> Self {

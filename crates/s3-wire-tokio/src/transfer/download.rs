@@ -208,6 +208,13 @@ impl DownloadBuilder {
         self
     }
 
+    /// Whether the file is synced to storage before the download reports success (see
+    /// [`TransferOptions::sync_files`]; default: yes).
+    pub fn sync_files(mut self, enabled: bool) -> Self {
+        self.options.sync_files = enabled;
+        self
+    }
+
     /// Whether to ask for the store's checksums and verify the bytes against them (default:
     /// the client's [`verify_downloads`](crate::ClientBuilder::verify_downloads), on unless
     /// changed).
@@ -407,9 +414,9 @@ impl TempFile {
         .map_err(Error::io)
     }
 
-    /// Syncs the data and renames the file over the target (then syncs the directory); its
-    /// journal goes.
-    async fn commit(self) -> Result<(), Error> {
+    /// Renames the file over the target, with `sync` after syncing its data and then
+    /// syncing the directory; its journal goes.
+    async fn commit(self, sync: bool) -> Result<(), Error> {
         let Self {
             path,
             target,
@@ -417,10 +424,15 @@ impl TempFile {
             journal,
         } = self;
         tokio::task::spawn_blocking(move || {
-            file.sync_all()?;
+            if sync {
+                file.sync_all()?;
+            }
             std::fs::rename(&path, &target)?;
             #[cfg(unix)]
-            if let Some(directory) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if let Some(directory) = target
+                .parent()
+                .filter(|p| sync && !p.as_os_str().is_empty())
+            {
                 std::fs::File::open(directory)?.sync_all()?;
             }
             Ok::<_, io::Error>(())
@@ -502,9 +514,16 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         // One GET: its body's own checks (length, full-object checksum) cover it.
         let verification = body.verification().clone();
         let progress = PartProgress::new(control.progress.clone());
-        let received = receive_whole(&mut sink, body, &progress, &control, file_memory)
-            .await
-            .map_err(fail)?;
+        let received = receive_whole(
+            &mut sink,
+            body,
+            &progress,
+            &control,
+            file_memory,
+            options.sync_files,
+        )
+        .await
+        .map_err(fail)?;
         // A body without Content-Length: its size is known now, before it is committed.
         control.progress.set_total(received);
         progress.commit(received);
@@ -748,7 +767,9 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     };
     let mut cleanup = Cleanup::Nothing;
     let finished = match (finished, file) {
-        (Ok(verification), Some(file)) => file.commit().await.map(|()| verification),
+        (Ok(verification), Some(file)) => {
+            file.commit(options.sync_files).await.map(|()| verification)
+        }
         (Ok(verification), None) => match &mut sink {
             Sink::Writer(writer) => writer
                 .flush()
@@ -1033,6 +1054,7 @@ async fn receive_whole(
     progress: &PartProgress,
     control: &Control,
     memory: FileMemory,
+    sync: bool,
 ) -> Result<u64, Error> {
     let mut received = 0u64;
     match sink {
@@ -1068,7 +1090,7 @@ async fn receive_whole(
             }
             .await;
             match written {
-                Ok(()) => file.commit().await?,
+                Ok(()) => file.commit(sync).await?,
                 Err(error) => {
                     file.discard().await;
                     return Err(error);

@@ -124,39 +124,42 @@ async fn downloads_to_a_file_and_to_a_writer_get_exactly_the_stored_bytes() {
             .await
             .unwrap();
         for single_request_limit in [PART, 0] {
-            let path = directory
-                .path()
-                .join(format!("{len}-{single_request_limit}"));
-            let got = local
-                .client
-                .download(bucket(), key(&name), path.as_path())
-                .part_size(PART)
-                .concurrency(3)
-                .single_request_limit(single_request_limit)
-                // One range per part: the requests are counted below.
-                .adapt_range_size(false)
-                .await
-                .unwrap_or_else(|e| panic!("download {name} to a file: {e}"));
-            assert_eq!(got.size, len);
-            let expected_requests = if len > single_request_limit {
-                len.div_ceil(PART)
-            } else {
-                1
-            };
-            assert_eq!(u64::from(got.requests), expected_requests, "{name}");
-            assert_eq!(
-                sha256(&std::fs::read(&path).unwrap()),
-                sha256(&bytes),
-                "{name}"
-            );
-            // Nothing but the target is left in the directory.
-            let leftovers: Vec<_> = std::fs::read_dir(directory.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|name| name.starts_with('.'))
-                .collect();
-            assert!(leftovers.is_empty(), "{leftovers:?}");
-
+            // Synced or not (`TransferOptions::sync_files`), the file appears whole, alone.
+            for sync_files in [true, false] {
+                let path = directory
+                    .path()
+                    .join(format!("{len}-{single_request_limit}-{sync_files}"));
+                let got = local
+                    .client
+                    .download(bucket(), key(&name), path.as_path())
+                    .part_size(PART)
+                    .concurrency(3)
+                    .single_request_limit(single_request_limit)
+                    .sync_files(sync_files)
+                    // One range per part: the requests are counted below.
+                    .adapt_range_size(false)
+                    .await
+                    .unwrap_or_else(|e| panic!("download {name} to a file: {e}"));
+                assert_eq!(got.size, len);
+                let expected_requests = if len > single_request_limit {
+                    len.div_ceil(PART)
+                } else {
+                    1
+                };
+                assert_eq!(u64::from(got.requests), expected_requests, "{name}");
+                assert_eq!(
+                    sha256(&std::fs::read(&path).unwrap()),
+                    sha256(&bytes),
+                    "{name}"
+                );
+                // Nothing but the target is left in the directory.
+                let leftovers: Vec<_> = std::fs::read_dir(directory.path())
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .filter(|name| name.starts_with('.'))
+                    .collect();
+                assert!(leftovers.is_empty(), "{leftovers:?}");
+            }
             let (writer, collected) = collecting_writer(64 * 1024);
             let got = local
                 .client
