@@ -133,6 +133,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "command": command,
         "reps": options.reps,
         "peer_runtime": std::env::var(perf_peer::RUNTIME_VAR).unwrap_or_else(|_| "multi-thread".into()),
+        "s3_wire_settings": crate::servers::SETTINGS_VARS
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| format!("{name}={value}")))
+            .collect::<Vec<_>>(),
         "build_weight": weight,
     });
     let mut jsonl = format!("{meta}\n");

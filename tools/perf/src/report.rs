@@ -181,6 +181,21 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
         "- repetitions: {} per cell, each in its own child process; median [min–max]",
         meta["reps"]
     );
+    let settings: Vec<String> = meta["s3_wire_settings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|setting| setting.as_str().map(|setting| format!("`{setting}`")))
+        .collect();
+    let _ = writeln!(
+        md,
+        "- s3-wire's settings: {}",
+        if settings.is_empty() {
+            "the defaults".to_owned()
+        } else {
+            settings.join(", ")
+        }
+    );
     let _ = writeln!(
         md,
         "- the Rust peers' tokio runtime: {} (`{}`)\n",
@@ -357,6 +372,13 @@ mod tests {
             md.contains(
                 "| null | put-64MiB | 128 MiB/s [64–256] | 128 MiB/s [128–128] | — | 1.00× |"
             ),
+            "{md}"
+        );
+        assert!(md.contains("- s3-wire's settings: the defaults\n"), "{md}");
+        let set = json!({"reps": 3, "s3_wire_settings": ["S3W_PERF_SYNC_FILES=off"]});
+        let md = report(&set, &records, &["s3-wire".into(), "curl".into()]);
+        assert!(
+            md.contains("- s3-wire's settings: `S3W_PERF_SYNC_FILES=off`\n"),
             "{md}"
         );
     }

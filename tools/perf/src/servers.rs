@@ -46,6 +46,10 @@ pub const DEFAULT_SERVERS: &str = "null-tls,null,local-s3";
 /// The children inherit it.
 pub const PAYLOAD_SIGNING_VAR: &str = "S3W_PERF_PAYLOAD_SIGNING";
 
+/// The variables that change how s3-wire's clients of a run behave; the report names those
+/// set.
+pub const SETTINGS_VARS: [&str; 3] = [PAYLOAD_SIGNING_VAR, SYNC_FILES_VAR, REQUEST_HOOK_VAR];
+
 /// The variable that turns off s3-wire's sync of each downloaded file in a run (`off`;
 /// `TransferOptions::sync_files`, default `on`). The children inherit it.
 pub const SYNC_FILES_VAR: &str = "S3W_PERF_SYNC_FILES";
