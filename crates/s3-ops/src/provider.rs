@@ -172,6 +172,7 @@ impl Provider {
             list_multipart_uploads: true,
             listing_url_encoding: true,
             list_objects_v2: true,
+            listings_in_key_order: true,
             conditional_writes: ConditionalWrites::ALL,
             min_part_size: 5 * MIB,
             max_part_size: 5 * GIB,
@@ -207,6 +208,7 @@ impl Provider {
                 checksums: &[Crc32, Crc32c, Sha1, Sha256],
                 full_object_checksums: &[Crc32, Crc32c],
                 composite_checksums: &[Crc32, Crc32c, Sha1, Sha256],
+                listings_in_key_order: false,
                 ..s3
             },
             Provider::Generic => s3,
@@ -383,6 +385,11 @@ pub struct ProviderQuirks {
     /// `list-type=2` is caught anyway, since a truncated ListObjectsV2 page without a
     /// continuation token is an error that names ListObjects.
     pub list_objects_v2: bool,
+    /// Whether listings come in key order (UTF-8 binary order, as S3's general purpose
+    /// buckets list). S3 Express One Zone's directory buckets do not ("Differences for
+    /// directory buckets"): a client that merges two listings, as a sync does, must sort such
+    /// a listing whole first.
+    pub listings_in_key_order: bool,
     /// Which conditional writes the store evaluates.
     pub conditional_writes: ConditionalWrites,
     /// The smallest part but the last, in bytes.

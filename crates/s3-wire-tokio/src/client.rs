@@ -252,6 +252,14 @@ impl Client {
         &self.inner.quirks
     }
 
+    /// Whether `bucket` lists its keys in key order: the client's store profile says, and a
+    /// directory bucket (S3 Express One Zone) never does.
+    pub(crate) fn lists_in_key_order(&self, bucket: &s3_ops::BucketName) -> bool {
+        let express = bucket.is_directory_bucket();
+        self.inner.quirks.listings_in_key_order
+            && (!express || self.inner.express_quirks.listings_in_key_order)
+    }
+
     /// The defaults of this client's managed transfers, as fitted to the store's limits.
     pub fn transfer_options(&self) -> TransferOptions {
         self.inner.transfer_options

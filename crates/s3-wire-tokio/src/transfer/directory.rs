@@ -836,7 +836,15 @@ impl Found {
 type Walk = mpsc::Receiver<Result<Found, Error>>;
 
 /// Walks one side; `destination`: a directory that does not exist yet holds nothing.
-fn walk(client: &Client, side: &Side, follow_symlinks: bool, destination: bool) -> Walk {
+/// `in_order`: the entries must come in key order (a merge); a bucket that does not list in
+/// key order (a directory bucket) is then listed whole and sorted before its first entry.
+fn walk(
+    client: &Client,
+    side: &Side,
+    follow_symlinks: bool,
+    destination: bool,
+    in_order: bool,
+) -> Walk {
     let (sender, receiver) = mpsc::channel(WALK_AHEAD);
     match side {
         Side::Local(root) if destination && !root.exists() => {}
@@ -851,8 +859,10 @@ fn walk(client: &Client, side: &Side, follow_symlinks: bool, destination: bool) 
             });
         }
         Side::Bucket { bucket, prefix } => {
+            let sort = in_order && !client.lists_in_key_order(bucket);
             let (client, bucket, prefix) = (client.clone(), bucket.clone(), prefix.clone());
             tokio::spawn(async move {
+                let mut sorted = Vec::new();
                 let mut request = ListObjectsV2::new(bucket.clone());
                 if !prefix.is_empty() {
                     request = request.prefix(prefix.clone());
@@ -887,9 +897,17 @@ fn walk(client: &Client, side: &Side, follow_symlinks: bool, destination: bool) 
                                 etag: object.etag,
                             })
                         };
-                        if sender.send(Ok(found)).await.is_err() {
+                        if sort {
+                            sorted.push(found);
+                        } else if sender.send(Ok(found)).await.is_err() {
                             return;
                         }
+                    }
+                }
+                sorted.sort_unstable_by(|a, b| a.relative().cmp(b.relative()));
+                for found in sorted {
+                    if sender.send(Ok(found)).await.is_err() {
+                        return;
                     }
                 }
             });
@@ -1105,11 +1123,17 @@ fn plan(
     counted_ahead: bool,
 ) -> mpsc::Receiver<Result<Planned, Error>> {
     let (sender, receiver) = mpsc::channel(1);
-    let mut source = walk(client, &builder.source, builder.follow_symlinks, false);
     let merging = builder.compare != Compare::Always || builder.delete_extraneous;
+    let mut source = walk(
+        client,
+        &builder.source,
+        builder.follow_symlinks,
+        false,
+        merging,
+    );
     // The destination's links are not followed: a link is compared as what it is, and a
     // missing destination directory is empty.
-    let mut destination = merging.then(|| walk(client, &builder.destination, false, true));
+    let mut destination = merging.then(|| walk(client, &builder.destination, false, true, merging));
     let filter = builder.filter.clone();
     let delete = builder.delete_extraneous;
     let (source_side, destination_side) = (builder.source.clone(), builder.destination.clone());

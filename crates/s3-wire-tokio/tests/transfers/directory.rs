@@ -8,15 +8,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::fault_store::{FaultKind, FaultPlan, FaultStore};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, StoreQuirks};
 use crate::helpers::part_limits;
 use crate::support::data;
-use s3_wire_tokio::s3_ops::BucketName;
+use s3_wire_tokio::s3_ops::{BucketName, Provider};
 use s3_wire_tokio::transfer::{
     Action, Compare, DirectoryBuilder, DirectoryProgress, FailurePolicy, LocalIssue, ObjectOutcome,
     SkipReason,
 };
-use s3_wire_tokio::{Client, RetryConfig, TransferOptions};
+use s3_wire_tokio::{Client, ClientBuilder, RetryConfig, TransferOptions};
 
 const PART: u64 = 16 * 1024;
 const MEMORY: u64 = 16 * PART;
@@ -36,6 +36,10 @@ fn options() -> TransferOptions {
 }
 
 fn client(store: &FaultStore, attempts: u32) -> Client {
+    client_builder(store, attempts).build().unwrap()
+}
+
+fn client_builder(store: &FaultStore, attempts: u32) -> ClientBuilder {
     store
         .client_builder()
         .retry(
@@ -47,8 +51,6 @@ fn client(store: &FaultStore, attempts: u32) -> Client {
         .stall_timeout(Duration::from_millis(800))
         .transfer_memory(MEMORY)
         .transfer_options(options())
-        .build()
-        .unwrap()
 }
 
 /// Writes the tree: `small` files of 0 to 3 KiB spread over nested directories, and the
@@ -256,8 +258,33 @@ async fn two_thousand_files_and_three_large_ones_go_up_and_down_through_faults_b
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sync_sends_what_changed_and_deletes_only_what_the_source_lacks_under_its_prefix() {
-    let store = FaultStore::start_with_min_part_size(PART);
-    let client = client(&store, 3);
+    // On a store that lists in key order, and on one that does not (as S3 Express One
+    // Zone's directory buckets), whose listing is sorted whole before the merge.
+    let ordered = FaultStore::start_with_min_part_size(PART);
+    sync_scenario(&ordered, client(&ordered, 3)).await;
+    let unordered = FaultStore::start_with_min_part_size(PART);
+    unordered.set_quirks(StoreQuirks {
+        unordered_listings: true,
+        ..StoreQuirks::default()
+    });
+    let mut quirks = Provider::Generic.quirks();
+    quirks.listings_in_key_order = false;
+    let profiled = client_builder(&unordered, 3)
+        .provider_quirks(quirks)
+        .build()
+        .unwrap();
+    sync_scenario(&unordered, profiled).await;
+    // The same store with the profile of an ordered store: the merge refuses it.
+    let empty = tempfile::tempdir().unwrap();
+    let error = client(&unordered, 3)
+        .upload_directory(empty.path(), bucket("syn"), "data")
+        .delete_extraneous(true)
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("not in key order"), "{error}");
+}
+
+async fn sync_scenario(store: &FaultStore, client: Client) {
     let source = tempfile::tempdir().unwrap();
     tree(source.path(), 0, &[]);
     for (name, body) in [

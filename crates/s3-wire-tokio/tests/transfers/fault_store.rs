@@ -310,6 +310,9 @@ pub struct StoreQuirks {
     /// s3s-fs 0.14.1: ListMultipartUploads answers `501 NotImplemented` (an upload a lost
     /// CreateMultipartUpload answer created cannot be found).
     pub no_list_multipart_uploads: bool,
+    /// S3 Express One Zone's directory buckets: ListObjectsV2 does not answer in key order
+    /// (here each page lists its keys in reverse).
+    pub unordered_listings: bool,
     /// A store that does much work per request (moto builds every ranged answer from the
     /// whole object): each GetObject answers only after this long, whatever its size.
     pub get_latency: Duration,
@@ -2999,6 +3002,9 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         }
         last_key = Some(key.clone());
         entries.push(entry);
+    }
+    if state.quirks.unordered_listings {
+        entries.reverse();
     }
     let mut xml = Xml::new("ListBucketResult");
     xml.leaf("Name", ctx.bucket());
