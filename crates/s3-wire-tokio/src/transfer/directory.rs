@@ -1133,7 +1133,7 @@ fn plan(
     );
     // The destination's links are not followed: a link is compared as what it is, and a
     // missing destination directory is empty.
-    let mut destination = merging.then(|| walk(client, &builder.destination, false, true, merging));
+    let mut destination = merging.then(|| walk(client, &builder.destination, false, true, true));
     let filter = builder.filter.clone();
     let delete = builder.delete_extraneous;
     let (source_side, destination_side) = (builder.source.clone(), builder.destination.clone());
