@@ -12,7 +12,7 @@ use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
@@ -87,12 +87,89 @@ pub(crate) enum Source {
     Stream(OneShot),
 }
 
-/// A byte range of an open file, read by position.
+/// A byte range of an open file, read by position through reused buffers.
 #[derive(Clone)]
 pub(crate) struct FileRange {
     pub(crate) file: Arc<std::fs::File>,
     pub(crate) offset: u64,
     pub(crate) len: u64,
+    pub(crate) buffers: Arc<ReadBuffers>,
+}
+
+/// The spare read buffers of one file source (a body and its retries, or the parts of one
+/// managed upload). A whole-size read ([`FILE_READ_SIZE`]) fills a spare buffer, and the
+/// buffer comes back when the connection drops the last [`Bytes`] of it, so a file of any
+/// size is read through the few buffers its requests have in flight. A fresh buffer per
+/// read cost a page fault and a page cleared by the kernel for every 4 KiB, and a memset
+/// (19 % of a profile of a 1 GiB upload over TLS). The spares never outnumber the buffers
+/// the source's requests held at once (for a managed upload, within the memory its parts
+/// were admitted for); they are freed with the source, and a buffer still lent then is
+/// freed when its `Bytes` drop.
+#[derive(Default)]
+pub(crate) struct ReadBuffers {
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl ReadBuffers {
+    /// Reads up to `want` bytes of `file` at `offset`; see [`read_at`].
+    fn read_at(
+        self: &Arc<Self>,
+        file: &std::fs::File,
+        offset: u64,
+        want: usize,
+    ) -> std::io::Result<Bytes> {
+        if want != FILE_READ_SIZE {
+            return read_at(file, offset, want);
+        }
+        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut buffer = spare.unwrap_or_else(|| vec![0u8; FILE_READ_SIZE]);
+        match fill_at(file, offset, &mut buffer) {
+            Ok(len) => Ok(Bytes::from_owner(Lent {
+                buffer,
+                len,
+                home: Arc::downgrade(self),
+            })),
+            Err(error) => {
+                self.give_back(buffer);
+                Err(error)
+            }
+        }
+    }
+
+    fn give_back(&self, buffer: Vec<u8>) {
+        self.spare
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(buffer);
+    }
+
+    /// Spare buffers held now.
+    #[cfg(test)]
+    fn spares(&self) -> usize {
+        self.spare.lock().unwrap().len()
+    }
+}
+
+/// A spare buffer lent to the bytes of one read; it goes back to its source's spares when
+/// they are dropped (or is freed, if the source is gone).
+struct Lent {
+    buffer: Vec<u8>,
+    len: usize,
+    home: Weak<ReadBuffers>,
+}
+
+impl AsRef<[u8]> for Lent {
+    fn as_ref(&self) -> &[u8] {
+        &self.buffer[..self.len]
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.upgrade() {
+            home.give_back(std::mem::take(&mut self.buffer));
+        }
+    }
 }
 
 /// A stream that can be consumed once, with its announced length.
@@ -152,13 +229,18 @@ impl Body {
     }
 
     fn file_range(file: std::fs::File, offset: u64, len: u64) -> Self {
-        Self::file_region(Arc::new(file), offset, len)
+        Self::file_region(FileRange {
+            file: Arc::new(file),
+            offset,
+            len,
+            buffers: Arc::default(),
+        })
     }
 
-    /// `len` bytes at `offset` of a file that is already open (the parts of a managed
-    /// upload share one handle); the caller checked the range.
-    pub(crate) fn file_region(file: Arc<std::fs::File>, offset: u64, len: u64) -> Self {
-        Self::of(Source::File(FileRange { file, offset, len }))
+    /// A range of a file that is already open (the parts of a managed upload share one
+    /// handle and its buffers); the caller checked the range.
+    pub(crate) fn file_region(range: FileRange) -> Self {
+        Self::of(Source::File(range))
     }
 
     /// A one-shot stream that yields exactly `len` bytes. It is sent with
@@ -462,10 +544,10 @@ impl http_body::Body for AttemptBody {
                     return Poll::Ready(None);
                 }
                 let handle = read.get_or_insert_with(|| {
-                    let file = range.file.clone();
+                    let (file, buffers) = (range.file.clone(), range.buffers.clone());
                     let at = *position;
                     let want = (*end - at).min(FILE_READ_SIZE as u64) as usize;
-                    tokio::task::spawn_blocking(move || read_at(&file, at, want))
+                    tokio::task::spawn_blocking(move || buffers.read_at(&file, at, want))
                 });
                 let result = ready!(Pin::new(handle).poll(cx));
                 *read = None;
@@ -621,6 +703,46 @@ mod tests {
         let (sent, error) = send_plain(&body).await;
         assert_eq!(sent, b"abc");
         assert!(error.unwrap().contains("ended after 3 of its announced 7"));
+    }
+
+    #[tokio::test]
+    async fn file_reads_reuse_their_buffers_and_send_exactly_the_file() {
+        // Three whole-size reads and a short last one.
+        let data: Vec<u8> = (0..FILE_READ_SIZE * 7 / 2)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &data).unwrap();
+        let body = Body::from_file(file.path()).await.unwrap();
+        let Source::File(range) = &body.source else {
+            panic!("a file body");
+        };
+        let (handle, buffers) = (range.file.clone(), range.buffers.clone());
+        // A retry re-reads the file through the same spares.
+        for _ in 0..2 {
+            assert_eq!(send_plain(&body).await, (data.clone(), None));
+        }
+        assert_eq!(buffers.spares(), 1, "each read was sent before the next");
+
+        // Two reads in flight take two buffers; a reused buffer yields only what its
+        // read filled, never what an earlier read left in it.
+        let first = buffers.read_at(&handle, 0, FILE_READ_SIZE).unwrap();
+        let tail_at = data.len() as u64 - 10;
+        let tail = buffers.read_at(&handle, tail_at, FILE_READ_SIZE).unwrap();
+        assert_eq!(
+            (&first[..], &tail[..]),
+            (&data[..FILE_READ_SIZE], &data[data.len() - 10..])
+        );
+        assert_eq!(buffers.spares(), 0);
+        drop(tail);
+        assert_eq!(buffers.spares(), 1);
+
+        // A buffer still lent when its source is gone is freed with its bytes.
+        let spares = Arc::downgrade(&buffers);
+        drop((body, buffers));
+        assert!(spares.upgrade().is_none());
+        assert_eq!(first.slice(..3), data[..3]);
+        drop(first);
     }
 
     #[tokio::test]

@@ -1216,15 +1216,16 @@ async fn hash_file(
     let file = file.clone();
     tokio::task::spawn_blocking(move || {
         let mut checksummer = s3_ops::Checksummer::new(algorithm);
+        let mut buffer = vec![0u8; size.min(1 << 20) as usize];
         let mut position = 0;
         while position < size {
-            let want = (size - position).min(1 << 20) as usize;
-            let chunk = crate::body::read_at(&file, position, want)?;
-            if chunk.is_empty() {
+            let want = (size - position).min(buffer.len() as u64) as usize;
+            let read = crate::body::fill_at(&file, position, &mut buffer[..want])?;
+            if read == 0 {
                 return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
             }
-            checksummer.update(&chunk);
-            position += chunk.len() as u64;
+            checksummer.update(&buffer[..read]);
+            position += read as u64;
         }
         Ok(checksummer.finish())
     })

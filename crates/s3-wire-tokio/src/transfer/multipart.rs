@@ -30,7 +30,7 @@ use s3_ops::{
 };
 use s3_xml::ETag;
 
-use crate::body::Body;
+use crate::body::{Body, FileRange, ReadBuffers};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
 use crate::transfer::budget::Admission;
@@ -141,6 +141,8 @@ pub(crate) enum Parts {
         file: Arc<std::fs::File>,
         path: PathBuf,
         fingerprint: Fingerprint,
+        /// The parts' read buffers, reused from part to part.
+        buffers: Arc<ReadBuffers>,
     },
     /// Slices of the caller's bytes.
     Bytes(Bytes),
@@ -498,7 +500,12 @@ impl Driver {
             }
             Action::UploadPart { number, range, .. } => {
                 let body = match &self.parts {
-                    Parts::File { file, .. } => PartBody::File(file.clone(), range.clone()),
+                    Parts::File { file, buffers, .. } => PartBody::File(FileRange {
+                        file: file.clone(),
+                        offset: range.start,
+                        len: range.end - range.start,
+                        buffers: buffers.clone(),
+                    }),
                     Parts::Copy(source) => PartBody::Copy(source.clone(), range.clone()),
                     Parts::Bytes(bytes) => {
                         PartBody::Bytes(bytes.slice(range.start as usize..range.end as usize))
@@ -579,6 +586,7 @@ impl Driver {
                 file,
                 path,
                 fingerprint,
+                ..
             } => {
                 let (file, path, fingerprint) = (file.clone(), path.clone(), *fingerprint);
                 Ok(Some((file, path, fingerprint)))
@@ -916,7 +924,7 @@ async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) -> Re
 
 /// The bytes of one part.
 enum PartBody {
-    File(Arc<std::fs::File>, Range<u64>),
+    File(FileRange),
     Bytes(Bytes),
     /// Copied by the store from this range of the source.
     Copy(CopySource, Range<u64>),
@@ -943,14 +951,11 @@ async fn upload_part(
     let (body, computed) = match body {
         // The client computes the checksum as it sends the part (a trailer), or ahead
         // together with the SHA-256 over plain HTTP (a header): either way one read.
-        PartBody::File(file, range) => {
+        PartBody::File(range) => {
             if let Some(algorithm) = algorithm {
                 request = request.checksum_algorithm(algorithm);
             }
-            (
-                Body::file_region(file, range.start, range.end - range.start),
-                None,
-            )
+            (Body::file_region(range), None)
         }
         PartBody::Bytes(bytes) => {
             let checksum = algorithm.map(|a| a.checksum(&bytes));

@@ -260,6 +260,7 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                 file,
                 path,
                 fingerprint,
+                buffers: Arc::default(),
             };
             match journal {
                 Some(journal) => resume_or_start(target, control, parts, &options, journal).await,
@@ -709,15 +710,16 @@ async fn part_matches_file(
     let (file, len) = (file.clone(), part.size);
     let computed = tokio::task::spawn_blocking(move || {
         let mut checksummer = s3_ops::Checksummer::new(algorithm);
+        let mut buffer = vec![0u8; len.min(1 << 20) as usize];
         let mut position = offset;
         while position < offset + len {
-            let want = (offset + len - position).min(1 << 20) as usize;
-            let chunk = crate::body::read_at(&file, position, want)?;
-            if chunk.is_empty() {
+            let want = (offset + len - position).min(buffer.len() as u64) as usize;
+            let read = crate::body::fill_at(&file, position, &mut buffer[..want])?;
+            if read == 0 {
                 break;
             }
-            checksummer.update(&chunk);
-            position += chunk.len() as u64;
+            checksummer.update(&buffer[..read]);
+            position += read as u64;
         }
         Ok::<_, std::io::Error>((position - offset, checksummer.finish()))
     })
