@@ -135,7 +135,7 @@ impl PositionedWriter {
 }
 
 /// Writes all of `data` at `offset` of `file`.
-fn write_all_at(file: &std::fs::File, data: &[u8], offset: u64) -> io::Result<()> {
+pub(crate) fn write_all_at(file: &std::fs::File, data: &[u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::write_all_at(file, data, offset)

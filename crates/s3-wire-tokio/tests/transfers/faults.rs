@@ -347,6 +347,18 @@ async fn campaign(
     while let Some(done) = tasks.join_next().await {
         result.record(done.unwrap());
     }
+    // No download to a file, stored or failed, left a temporary file of its own beside its
+    // target (a failed parallel download keeps its resumable part file and journal, named
+    // `.NAME.s3w-download.*`, on purpose: `Cleanup::KeptForResume`).
+    let temporaries: Vec<_> = std::fs::read_dir(directory.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".s3w-") && !name.contains(".s3w-download."))
+        .collect();
+    assert!(
+        temporaries.is_empty(),
+        "temporary files left: {temporaries:?}"
+    );
     result
 }
 
