@@ -428,7 +428,12 @@ pub(crate) async fn check_unchanged(
         .await
         .map_err(|e| Error::request_body(format!("file metadata task failed: {e}")))?
         .map_err(Error::io)?;
-    match started.difference(&now) {
+    unchanged(path, started, &now)
+}
+
+/// Whether the file's fingerprint `now` is still the one the upload `started` with.
+fn unchanged(path: &std::path::Path, started: Fingerprint, now: &Fingerprint) -> Result<(), Error> {
+    match started.difference(now) {
         None => Ok(()),
         Some(what) => Err(Error::transfer_error(TransferErrorKind::SourceChanged(
             format!("{} changed while it was uploaded: {what}", path.display()),
@@ -446,11 +451,15 @@ async fn read_file(
     let admission = budget.admit(fingerprint.len).await.map_err(budget_error)?;
     let reader = file.clone();
     let len = fingerprint.len as usize;
-    let data = tokio::task::spawn_blocking(move || crate::body::read_at(&reader, 0, len))
-        .await
-        .map_err(|e| Error::request_body(format!("file read task failed: {e}")))?
-        .map_err(|e| Error::request_body("reading the file failed").with_source(e))?;
-    check_unchanged(file, path, fingerprint).await?;
+    // The read and the check after it in one job on the blocking pool.
+    let (data, now) = tokio::task::spawn_blocking(move || {
+        let data = crate::body::read_at(&reader, 0, len)?;
+        Ok::<_, std::io::Error>((data, Fingerprint::of(&reader.metadata()?)?))
+    })
+    .await
+    .map_err(|e| Error::request_body(format!("file read task failed: {e}")))?
+    .map_err(|e| Error::request_body("reading the file failed").with_source(e))?;
+    unchanged(path, fingerprint, &now)?;
     if data.len() != len {
         return Err(Error::transfer_error(TransferErrorKind::SourceChanged(
             format!("{} is shorter than when it was opened", path.display()),
