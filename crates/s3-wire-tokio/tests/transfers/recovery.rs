@@ -537,6 +537,88 @@ fn set_modified(path: &Path, time: SystemTime) {
 // 3. The file changes during an upload
 // ---------------------------------------------------------------------------------------------
 
+/// A stream whose chunks come from a channel: it waits until the test sends or drops.
+struct Fed(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl futures_core::Stream for Fed {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx).map(|chunk| chunk.map(Ok))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_file_that_changes_before_it_is_read_is_refused_and_nothing_is_stored() {
+    // A file small enough for one PutObject is opened (its size and mtime taken), admitted
+    // to the memory budget, read whole, and checked again after the read, in one job.
+    let store = start_store();
+    let client = store
+        .client_builder()
+        .transfer_memory(PART)
+        .build()
+        .unwrap();
+    // A stream upload of unknown length holds the whole budget while its stream waits.
+    let (feed, fed) = tokio::sync::mpsc::channel(1);
+    let holder = client
+        .upload(
+            bucket(),
+            key("holder"),
+            UploadSource::stream(Fed(fed), None),
+        )
+        .single_request_limit(PART - 1)
+        .part_size(PART)
+        .part_limits(part_limits(PART))
+        .start();
+    wait_until(
+        Duration::from_secs(10),
+        "the stream holds the budget",
+        || client.transfer_memory().in_use == PART,
+    )
+    .await;
+
+    // So the small file waits for memory after it was opened.
+    let directory = tempfile::tempdir().unwrap();
+    let file = directory.path().join("small.bin");
+    let bytes = data(PART / 2, 5);
+    std::fs::write(&file, &bytes).unwrap();
+    let small = client
+        .upload(bucket(), key("small"), UploadSource::file(&file))
+        .single_request_limit(PART)
+        .start();
+    wait_until(Duration::from_secs(10), "the small file is opened", || {
+        small.progress().total == Some(PART / 2)
+    })
+    .await;
+    // Rewritten in place: same length, other bytes, a later mtime.
+    let opened = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let other: Vec<u8> = bytes.iter().map(|b| b.wrapping_add(1)).collect();
+    std::fs::write(&file, &other).unwrap();
+    if std::fs::metadata(&file).unwrap().modified().unwrap() == opened {
+        set_modified(&file, opened + Duration::from_secs(2));
+    }
+
+    // The stream ends: its memory goes to the small file, which is read and refused.
+    feed.send(Bytes::from_static(b"held")).await.unwrap();
+    drop(feed);
+    assert_eq!(holder.await.unwrap().size, 4);
+    let error = small.await.expect_err("a file that changed is not stored");
+    assert!(is_source_changed(&error), "{error:?}");
+    assert!(
+        store.object(BUCKET, "small").is_none(),
+        "an object was stored"
+    );
+    assert_eq!(
+        count(&store, Op::PutObject),
+        1,
+        "only the holder's PutObject"
+    );
+    assert_eq!(client.transfer_memory().in_use, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_that_changes_during_the_upload_is_not_completed() {
     let store = start_store();
