@@ -606,6 +606,28 @@ pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io
     Ok(Bytes::from(buffer))
 }
 
+/// The `algorithm` checksum of the bytes `range` of `file`, read by position through
+/// `buffer` (one buffer for any number of ranges); `UnexpectedEof` if the file ends first.
+pub(crate) fn checksum_at(
+    file: &std::fs::File,
+    range: std::ops::Range<u64>,
+    algorithm: s3_ops::ChecksumAlgorithm,
+    buffer: &mut [u8],
+) -> std::io::Result<s3_ops::Checksum> {
+    let mut checksummer = s3_ops::Checksummer::new(algorithm);
+    let mut position = range.start;
+    while position < range.end {
+        let want = (range.end - position).min(buffer.len() as u64) as usize;
+        let read = fill_at(file, position, &mut buffer[..want])?;
+        if read == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        checksummer.update(&buffer[..read]);
+        position += read as u64;
+    }
+    Ok(checksummer.finish())
+}
+
 /// Reads into `buffer` from `offset` (without moving any file cursor) until it is full or
 /// the file ends; returns the bytes read. For passes that reuse one buffer.
 pub(crate) fn fill_at(

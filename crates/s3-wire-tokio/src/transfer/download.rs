@@ -908,18 +908,8 @@ async fn checksum_ranges(
         let mut buffer = vec![0u8; 1 << 20];
         let mut checksums = BTreeMap::new();
         for range in ranges {
-            let mut checksummer = s3_ops::Checksummer::new(algorithm);
-            let mut position = range.start;
-            while position < range.end {
-                let want = (range.end - position).min(buffer.len() as u64) as usize;
-                let read = crate::body::fill_at(&file, position, &mut buffer[..want])?;
-                if read == 0 {
-                    return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
-                }
-                checksummer.update(&buffer[..read]);
-                position += read as u64;
-            }
-            checksums.insert(range.start, (checksummer.finish(), range.end - range.start));
+            let checksum = crate::body::checksum_at(&file, range.clone(), algorithm, &mut buffer)?;
+            checksums.insert(range.start, (checksum, range.end - range.start));
         }
         Ok(checksums)
     })
@@ -1262,19 +1252,8 @@ async fn hash_file(
 ) -> Result<Checksum, Error> {
     let file = file.clone();
     tokio::task::spawn_blocking(move || {
-        let mut checksummer = s3_ops::Checksummer::new(algorithm);
-        let mut buffer = vec![0u8; size.min(1 << 20) as usize];
-        let mut position = 0;
-        while position < size {
-            let want = (size - position).min(buffer.len() as u64) as usize;
-            let read = crate::body::fill_at(&file, position, &mut buffer[..want])?;
-            if read == 0 {
-                return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
-            }
-            checksummer.update(&buffer[..read]);
-            position += read as u64;
-        }
-        Ok(checksummer.finish())
+        let mut buffer = vec![0u8; size.clamp(1, 1 << 20) as usize];
+        crate::body::checksum_at(&file, 0..size, algorithm, &mut buffer)
     })
     .await
     .map_err(|e| Error::io(io::Error::other(e)))?
