@@ -606,8 +606,32 @@ pub(crate) fn read_at(file: &std::fs::File, offset: u64, want: usize) -> std::io
     Ok(Bytes::from(buffer))
 }
 
-/// The `algorithm` checksum of the bytes `range` of `file`, read by position through
-/// `buffer` (one buffer for any number of ranges); `UnexpectedEof` if the file ends first.
+/// Hands the bytes `range` of `file` to `each`, read by position through `buffer` (one
+/// buffer for a whole pass, small enough that what was just read is still in cache);
+/// `UnexpectedEof` if the file ends first.
+pub(crate) fn read_through(
+    file: &std::fs::File,
+    range: std::ops::Range<u64>,
+    buffer: &mut [u8],
+    mut each: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut position = range.start;
+    while position < range.end {
+        let want = (range.end - position).min(buffer.len() as u64) as usize;
+        let read = fill_at(file, position, &mut buffer[..want])?;
+        if read == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the file is shorter than when it was opened",
+            ));
+        }
+        each(&buffer[..read]);
+        position += read as u64;
+    }
+    Ok(())
+}
+
+/// The `algorithm` checksum of the bytes `range` of `file` (see [`read_through`]).
 pub(crate) fn checksum_at(
     file: &std::fs::File,
     range: std::ops::Range<u64>,
@@ -615,16 +639,7 @@ pub(crate) fn checksum_at(
     buffer: &mut [u8],
 ) -> std::io::Result<s3_ops::Checksum> {
     let mut checksummer = s3_ops::Checksummer::new(algorithm);
-    let mut position = range.start;
-    while position < range.end {
-        let want = (range.end - position).min(buffer.len() as u64) as usize;
-        let read = fill_at(file, position, &mut buffer[..want])?;
-        if read == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        checksummer.update(&buffer[..read]);
-        position += read as u64;
-    }
+    read_through(file, range, buffer, |bytes| checksummer.update(bytes))?;
     Ok(checksummer.finish())
 }
 

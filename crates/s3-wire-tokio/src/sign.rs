@@ -289,24 +289,12 @@ async fn digest_ahead(
         Source::File(range) => {
             let range = range.clone();
             tokio::task::spawn_blocking(move || {
-                // One buffer for the whole pass, small enough that the bytes just read are
-                // still in cache for both digests.
                 let mut buffer = vec![0u8; HASH_BUFFER.min(range.len as usize)];
-                let mut position = range.offset;
-                let end = range.offset + range.len;
-                while position < end {
-                    let want = (end - position).min(buffer.len() as u64) as usize;
-                    let read = crate::body::fill_at(&range.file, position, &mut buffer[..want])?;
-                    if read == 0 {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "file shrank while hashing",
-                        ));
-                    }
-                    digests.update(&buffer[..read]);
-                    position += read as u64;
-                }
-                Ok(digests.finish())
+                let bytes = range.offset..range.offset + range.len;
+                crate::body::read_through(&range.file, bytes, &mut buffer, |read| {
+                    digests.update(read)
+                })?;
+                Ok::<_, std::io::Error>(digests.finish())
             })
             .await
             .map_err(|e| Error::request_body(format!("hashing task failed: {e}")))?

@@ -401,7 +401,9 @@ impl TempFile {
                 .open(&path)
             {
                 Ok(file) => {
-                    file.set_len(len)?;
+                    if len > 0 {
+                        file.set_len(len)?;
+                    }
                     return Ok(Self {
                         path,
                         target,
@@ -431,7 +433,7 @@ impl TempFile {
                 at += chunk.len() as u64;
                 Ok::<_, io::Error>(())
             });
-            match written.and_then(|()| commit_now(&file.path, &file.target, &file.file, sync)) {
+            match written.and_then(|()| file.commit_now(sync)) {
                 Ok(()) => Ok(()),
                 Err(error) => {
                     let _ = std::fs::remove_file(&file.path);
@@ -446,19 +448,31 @@ impl TempFile {
 
     /// Renames the file over the target, with `sync` after syncing its data and then
     /// syncing the directory; its journal goes.
-    async fn commit(self, sync: bool) -> Result<(), Error> {
-        let Self {
-            path,
-            target,
-            file,
-            journal,
-        } = self;
-        tokio::task::spawn_blocking(move || commit_now(&path, &target, &file, sync))
+    async fn commit(mut self, sync: bool) -> Result<(), Error> {
+        let journal = self.journal.take();
+        tokio::task::spawn_blocking(move || self.commit_now(sync))
             .await
             .map_err(|e| Error::io(io::Error::other(e)))?
             .map_err(Error::io)?;
         if let Some(journal) = journal {
             journal::remove(&journal).await?;
+        }
+        Ok(())
+    }
+
+    /// [`TempFile::commit`] on the calling thread, without the journal.
+    fn commit_now(&self, sync: bool) -> io::Result<()> {
+        if sync {
+            self.file.sync_all()?;
+        }
+        std::fs::rename(&self.path, &self.target)?;
+        #[cfg(unix)]
+        if let Some(directory) = self
+            .target
+            .parent()
+            .filter(|p| sync && !p.as_os_str().is_empty())
+        {
+            std::fs::File::open(directory)?.sync_all()?;
         }
         Ok(())
     }
@@ -471,23 +485,6 @@ impl TempFile {
             }
         }
     }
-}
-
-/// Renames the temporary file at `path` over `target`, with `sync` after syncing its data
-/// and then syncing the directory.
-fn commit_now(path: &Path, target: &Path, file: &std::fs::File, sync: bool) -> io::Result<()> {
-    if sync {
-        file.sync_all()?;
-    }
-    std::fs::rename(path, target)?;
-    #[cfg(unix)]
-    if let Some(directory) = target
-        .parent()
-        .filter(|p| sync && !p.as_os_str().is_empty())
-    {
-        std::fs::File::open(directory)?.sync_all()?;
-    }
-    Ok(())
 }
 
 async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<DownloadOutput, Error> {
