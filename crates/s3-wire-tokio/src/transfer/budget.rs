@@ -43,6 +43,12 @@ impl State {
         self.high_water = self.high_water.max(self.in_use);
     }
 
+    /// Whether `bytes` are admitted without waiting: none, or they fit and nobody waits
+    /// ahead (a waiter in the queue goes first).
+    fn admits_at_once(&self, bytes: u64, capacity: u64) -> bool {
+        bytes == 0 || (self.queue.is_empty() && bytes <= capacity - self.in_use)
+    }
+
     fn remove(&mut self, bytes: u64) {
         debug_assert!(bytes <= self.in_use, "released more than was admitted");
         self.in_use = self.in_use.saturating_sub(bytes);
@@ -100,6 +106,23 @@ impl MemoryBudget {
         .await)
     }
 
+    /// `bytes` admitted now if [`MemoryBudget::admit`] would admit them without waiting,
+    /// otherwise `None` (nothing is queued): for work that can start at once when the memory
+    /// is free, and otherwise waits with `admit`.
+    pub(crate) fn try_admit(self: &Arc<Self>, bytes: u64) -> Option<Admission> {
+        let mut state = self.lock();
+        if !state.admits_at_once(bytes, self.capacity) {
+            return None;
+        }
+        state.add(bytes);
+        drop(state);
+        Some(Admission {
+            budget: Arc::clone(self),
+            bytes,
+            queued: std::time::Duration::ZERO,
+        })
+    }
+
     pub(crate) fn usage(&self) -> MemoryUsage {
         let state = self.lock();
         MemoryUsage {
@@ -144,10 +167,7 @@ impl Future for Wait {
         let mut state = this.budget.lock();
         match this.id {
             // First poll: in at once if nobody waits ahead and the bytes fit (or are none).
-            None if this.bytes == 0
-                || (state.queue.is_empty()
-                    && this.bytes <= this.budget.capacity - state.in_use) =>
-            {
+            None if state.admits_at_once(this.bytes, this.budget.capacity) => {
                 state.add(this.bytes);
             }
             None => {
@@ -428,6 +448,32 @@ mod tests {
         drop(big);
         assert!(matches!(poll_once(small.as_mut()), Poll::Ready(Ok(a)) if a.bytes() == 3));
         assert_eq!(usage(&b), (0, 8));
+    }
+
+    #[tokio::test]
+    async fn try_admit_takes_only_free_memory_nobody_waits_for() {
+        let b = budget(10);
+        let held = b.try_admit(6).expect("free memory");
+        assert_eq!(
+            (held.bytes(), held.queued(), usage(&b)),
+            (6, Duration::ZERO, (6, 6))
+        );
+        // Does not fit: refused, and nothing is queued.
+        assert!(b.try_admit(5).is_none());
+        assert_eq!(usage(&b), (6, 6));
+        let mut big = Box::pin(b.admit(8));
+        assert!(poll_once(big.as_mut()).is_pending());
+        // 6 + 3 fit, but the waiter goes first; a zero-byte admission never waits.
+        assert!(b.try_admit(3).is_none());
+        assert_eq!(b.try_admit(0).map(|a| a.bytes()), Some(0));
+        assert!(b.try_admit(11).is_none());
+        drop(held);
+        let Poll::Ready(Ok(big)) = poll_once(big.as_mut()) else {
+            panic!("the waiter was not served")
+        };
+        assert_eq!(b.try_admit(2).map(|a| a.bytes()), Some(2));
+        drop(big);
+        assert_eq!(usage(&b), (0, 10));
     }
 
     #[tokio::test]

@@ -244,14 +244,23 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                 .await
         }
         SourceKind::File(path) => {
-            let (file, fingerprint) = open(&path).await.map_err(fail)?;
+            // A file small enough for one PutObject is read whole, in the job that opens it
+            // when its memory is free at once.
+            let whole_limit = journal.is_none().then_some(in_memory_limit);
+            let Opened {
+                file,
+                fingerprint,
+                whole,
+            } = open(&path, &budget, whole_limit).await.map_err(fail)?;
             target.progress.set_total(fingerprint.len);
-            if fingerprint.len <= in_memory_limit && journal.is_none() {
-                // A consistent snapshot of a small file: read it whole, then check that it
-                // did not change meanwhile, so one PutObject can never store mixed bytes.
-                let (data, admission) = read_file(&budget, &file, &path, fingerprint)
-                    .await
-                    .map_err(fail)?;
+            if whole_limit.is_some_and(|limit| fingerprint.len <= limit) {
+                let whole = match whole {
+                    Some(whole) => whole,
+                    None => read_whole_later(&budget, &file, fingerprint.len)
+                        .await
+                        .map_err(fail)?,
+                };
+                let (data, admission) = whole.snapshot(&path, fingerprint).map_err(fail)?;
                 let put = put_whole(&target, data, &control).await;
                 drop(admission);
                 return put;
@@ -402,19 +411,44 @@ pub(crate) fn length_error(announced: u64, actual: u64) -> Error {
     Error::transfer_error(TransferErrorKind::SourceLength { announced, actual })
 }
 
-async fn open(path: &std::path::Path) -> Result<(Arc<std::fs::File>, Fingerprint), Error> {
+/// A source file opened for an upload, with the whole of it when [`open`] read it too.
+struct Opened {
+    file: Arc<std::fs::File>,
+    fingerprint: Fingerprint,
+    whole: Option<Whole>,
+}
+
+/// Opens the source file. One of at most `whole_limit` bytes is also read whole in the same
+/// job on the blocking pool, if the budget admits its size without waiting; otherwise
+/// [`read_whole_later`] reads it once the memory is free.
+async fn open(
+    path: &std::path::Path,
+    budget: &Arc<crate::transfer::MemoryBudget>,
+    whole_limit: Option<u64>,
+) -> Result<Opened, Error> {
     let owned = path.to_path_buf();
+    let budget = budget.clone();
     let opened = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::open(&owned)?;
         let fingerprint = Fingerprint::of(&file.metadata()?)?;
-        Ok::<_, std::io::Error>((file, fingerprint))
+        let whole = match whole_limit {
+            Some(limit) if fingerprint.len <= limit => budget
+                .try_admit(fingerprint.len)
+                .map(|admission| Whole::read(&file, fingerprint.len, admission)),
+            _ => None,
+        };
+        Ok::<_, std::io::Error>((file, fingerprint, whole))
     })
     .await
     .map_err(|e| Error::request_body(format!("file open task failed: {e}")))?;
-    let (file, fingerprint) = opened.map_err(|e| {
+    let (file, fingerprint, whole) = opened.map_err(|e| {
         Error::request_body(format!("cannot open {}", path.display())).with_source(e)
     })?;
-    Ok((Arc::new(file), fingerprint))
+    Ok(Opened {
+        file: Arc::new(file),
+        fingerprint,
+        whole: whole.transpose().map_err(read_error)?,
+    })
 }
 
 /// The file's fingerprint now, or why the file is not the one the upload started with.
@@ -441,31 +475,55 @@ fn unchanged(path: &std::path::Path, started: Fingerprint, now: &Fingerprint) ->
     }
 }
 
-/// The whole (small) file, read into memory it was admitted for.
-async fn read_file(
+/// The whole of a small file read into memory admitted for it, with the file's fingerprint
+/// after the read.
+struct Whole {
+    data: Bytes,
+    after: Fingerprint,
+    admission: Admission,
+}
+
+impl Whole {
+    /// Reads the first `len` bytes of `file` (on the blocking pool), then its fingerprint.
+    fn read(file: &std::fs::File, len: u64, admission: Admission) -> std::io::Result<Whole> {
+        let data = crate::body::read_at(file, 0, len as usize)?;
+        let after = Fingerprint::of(&file.metadata()?)?;
+        Ok(Whole {
+            data,
+            after,
+            admission,
+        })
+    }
+
+    /// The bytes, if they are a consistent snapshot of the file as it was opened: it did not
+    /// change meanwhile and was not shorter, so one PutObject can never store mixed bytes.
+    fn snapshot(
+        self,
+        path: &std::path::Path,
+        opened: Fingerprint,
+    ) -> Result<(Bytes, Admission), Error> {
+        unchanged(path, opened, &self.after)?;
+        if self.data.len() as u64 != opened.len {
+            return Err(Error::transfer_error(TransferErrorKind::SourceChanged(
+                format!("{} is shorter than when it was opened", path.display()),
+            )));
+        }
+        Ok((self.data, self.admission))
+    }
+}
+
+/// The whole (small) file, read once the budget admits its `len` bytes.
+async fn read_whole_later(
     budget: &Arc<crate::transfer::MemoryBudget>,
     file: &Arc<std::fs::File>,
-    path: &std::path::Path,
-    fingerprint: Fingerprint,
-) -> Result<(Bytes, Admission), Error> {
-    let admission = budget.admit(fingerprint.len).await.map_err(budget_error)?;
-    let reader = file.clone();
-    let len = fingerprint.len as usize;
-    // The read and the check after it in one job on the blocking pool.
-    let (data, now) = tokio::task::spawn_blocking(move || {
-        let data = crate::body::read_at(&reader, 0, len)?;
-        Ok::<_, std::io::Error>((data, Fingerprint::of(&reader.metadata()?)?))
-    })
-    .await
-    .map_err(|e| Error::request_body(format!("file read task failed: {e}")))?
-    .map_err(|e| Error::request_body("reading the file failed").with_source(e))?;
-    unchanged(path, fingerprint, &now)?;
-    if data.len() != len {
-        return Err(Error::transfer_error(TransferErrorKind::SourceChanged(
-            format!("{} is shorter than when it was opened", path.display()),
-        )));
-    }
-    Ok((data, admission))
+    len: u64,
+) -> Result<Whole, Error> {
+    let admission = budget.admit(len).await.map_err(budget_error)?;
+    let file = file.clone();
+    tokio::task::spawn_blocking(move || Whole::read(&file, len, admission))
+        .await
+        .map_err(|e| Error::request_body(format!("file read task failed: {e}")))?
+        .map_err(read_error)
 }
 
 /// One PutObject of `data` (in memory, so it is replayable and checksummed once).
