@@ -8,8 +8,8 @@
 //!  "tasks": [{"action": "upload", "key": "upload/256KiB/1", "size": 262144}, ...]}
 //! ```
 //!
-//! A peer runs every task, [`Args::concurrency`] at a time, each task one managed
-//! transfer of the client (which may itself split a large object into parts). With
+//! A peer runs every task, [`Args::concurrency`] at a time ([`CONCURRENCY`] when the flag is
+//! not given, as the harness runs them), each task one managed transfer of the client (which may itself split a large object into parts). With
 //! `filesOnDisk`, an upload reads `DIR/<key>` and a download writes it (`DIR` is
 //! `--file`); otherwise an upload sends bytes from memory and a download counts the bytes
 //! it receives. The harness repeats the file (one process per repetition) up to
@@ -28,6 +28,11 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::{Args, Outcome, Stopwatch};
+
+/// Task transfers in flight at once unless `--concurrency` says otherwise (each may be a
+/// multipart upload or a ranged download of its own): enough to keep two cores busy with
+/// 256 KiB objects. The harness's setting too.
+pub const CONCURRENCY: usize = 64;
 
 /// The format version this module reads.
 pub const VERSION: u64 = 2;
@@ -210,7 +215,11 @@ where
     let next = Arc::new(AtomicUsize::new(0));
     let watch = Stopwatch::start();
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..args.concurrency.clamp(1, tasks.len()) {
+    let concurrency = match args.concurrency {
+        0 => CONCURRENCY,
+        given => given,
+    };
+    for _ in 0..concurrency.min(tasks.len()) {
         let (tasks, transfer, data_of, next) = (
             tasks.clone(),
             transfer.clone(),
@@ -343,5 +352,60 @@ mod tests {
             .unwrap_err();
         assert!(short.starts_with("bytes of "), "{short}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The most tasks in flight at once over a run of 100, with `--concurrency` as given.
+    fn most_in_flight(concurrency: usize) -> usize {
+        let dir = std::env::temp_dir().join(format!(
+            "perf-peer-concurrency-{}-{concurrency}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tasks: Vec<String> = (0..100)
+            .map(|i| format!(r#"{{"action": "upload", "key": "up/{i}", "size": 1}}"#))
+            .collect();
+        let file = dir.join("w.run.json");
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"version": 2, "comment": "many", "filesOnDisk": false, "checksum": null,
+                "maxRepeatCount": 1, "maxRepeatSecs": 60, "tasks": [{}]}}"#,
+                tasks.join(",")
+            ),
+        )
+        .unwrap();
+        let args = Args {
+            kind: "tasks".into(),
+            concurrency,
+            workload_file: file,
+            ..Args::default()
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let (now, peak) = (in_flight.clone(), most.clone());
+        runtime
+            .block_on(run(&args, move |task, _| {
+                let (now, peak) = (now.clone(), peak.clone());
+                async move {
+                    peak.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                    // Every other task gets its turn before this one ends.
+                    tokio::task::yield_now().await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    Ok(task.size)
+                }
+            }))
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        most.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn tasks_run_the_harness_concurrency_unless_told_otherwise() {
+        assert_eq!(most_in_flight(0), CONCURRENCY);
+        assert_eq!(most_in_flight(4), 4);
+        assert_eq!(most_in_flight(1), 1);
     }
 }

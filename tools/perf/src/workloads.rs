@@ -55,9 +55,8 @@ pub struct Workload {
     pub tasks: Option<PathBuf>,
 }
 
-/// Task transfers in flight at once in a `tasks` workload (each may be a multipart upload
-/// or a ranged download of its own): enough to keep two cores busy with 256 KiB objects.
-pub const TASK_CONCURRENCY: usize = 64;
+/// Task transfers in flight at once in a `tasks` workload: the peers' own default.
+pub const TASK_CONCURRENCY: usize = perf_peer::tasks::CONCURRENCY;
 
 impl Workload {
     /// The parsed workload file of a `tasks` workload.
