@@ -9,11 +9,12 @@
 //! ```
 //!
 //! A peer runs every task, [`Args::concurrency`] at a time ([`CONCURRENCY`] when the flag is
-//! not given, as the harness runs them), each task one managed transfer of the client (which may itself split a large object into parts). With
-//! `filesOnDisk`, an upload reads `DIR/<key>` and a download writes it (`DIR` is
-//! `--file`); otherwise an upload sends bytes from memory and a download counts the bytes
-//! it receives. The harness repeats the file (one process per repetition) up to
-//! `maxRepeatCount` times and stops early once `maxRepeatSecs` have passed. `checksum`
+//! not given, as the harness runs them), each task one managed transfer of the client (which
+//! may itself split a large object into parts). With `filesOnDisk`, an upload reads
+//! `DIR/<key>` and a download writes it (`DIR` is `--file`); otherwise an upload sends bytes
+//! from memory and a download counts the bytes it receives. The harness repeats the file
+//! (one process per repetition) up to `maxRepeatCount` times and stops early once
+//! `maxRepeatSecs` have passed. `checksum`
 //! names the checksum algorithm uploads send (`CRC32`, `CRC32C`, `SHA1`, `SHA256`) or is
 //! `null` for the client's default; the peers send their client's default only, so a
 //! file that names one is reported as unsupported (every file of `tools/perf/workloads/`
