@@ -831,6 +831,36 @@ fn a_transport_default_checksum_applies_only_where_none_was_chosen() {
         !off.iter().any(|h| h.starts_with("x-amz-checksum-")),
         "{off:?}"
     );
+    // What a transport may compute ahead: only a checksum still to be computed over bytes
+    // in memory; once given, it is sent as it is.
+    let bytes = || put().body(Bytes::from_static(b"abc"));
+    let to_compute = bytes().with_integrity_defaults(crc32);
+    assert_eq!(
+        to_compute.checksum_to_compute(),
+        Some(ChecksumAlgorithm::Crc32)
+    );
+    assert_eq!(bytes().checksum_to_compute(), None);
+    assert_eq!(
+        bytes()
+            .no_checksum()
+            .with_integrity_defaults(crc32)
+            .checksum_to_compute(),
+        None
+    );
+    assert_eq!(
+        put()
+            .streaming_body(3)
+            .with_integrity_defaults(crc32)
+            .checksum_to_compute(),
+        None
+    );
+    let given = to_compute.checksum(ChecksumAlgorithm::Crc32.checksum(b"abc"));
+    assert_eq!(given.checksum_to_compute(), None);
+    let (_, _, given) = shape(&given.request(&aws()).unwrap());
+    assert!(
+        given.contains(&"x-amz-checksum-crc32: NSRBwg==".to_owned()),
+        "{given:?}"
+    );
     // A streamed body gets the default as a trailer.
     let streamed = put()
         .streaming_body(3)

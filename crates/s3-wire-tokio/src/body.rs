@@ -79,6 +79,9 @@ pub struct Body {
     pub(crate) source: Source,
     /// The managed transfer part this body carries: counts what each attempt sent.
     pub(crate) progress: Option<Arc<PartProgress>>,
+    /// The body's SHA-256, when it was computed ahead in one pass with its checksum (large
+    /// in-memory uploads over plain HTTP): every attempt's signature takes it from here.
+    pub(crate) sha256: Option<[u8; 32]>,
 }
 
 pub(crate) enum Source {
@@ -194,6 +197,7 @@ impl Body {
         Self {
             source,
             progress: None,
+            sha256: None,
         }
     }
 

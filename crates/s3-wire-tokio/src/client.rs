@@ -361,7 +361,7 @@ impl Client {
         let mut endpoint: Option<Endpoint> = None; // set after a region redirect
         let mut attempts = tries_before;
         let mut retry_tokens = 0u32;
-        let mut payload_cache = PayloadCache::default();
+        let mut payload_cache = PayloadCache::for_upload(upload);
         // Whether an attempt so far may have taken effect without its answer arriving.
         let mut outcome_unknown = false;
         // Whether the credentials were renewed after the store refused them as expired.
@@ -498,6 +498,17 @@ impl Client {
         }
     }
 
+    /// How this client's payloads are protected over plain HTTP: as configured, but an
+    /// anonymous request has no signature to cover its payload, so its checksum carries the
+    /// integrity, as over TLS.
+    pub(crate) fn payload_signing(&self) -> PayloadSigning {
+        if self.inner.credentials.is_none() {
+            PayloadSigning::UnsignedWithChecksum
+        } else {
+            self.inner.payload_signing
+        }
+    }
+
     /// Leave for one more try after `tries` tries (of an operation, or of a body
     /// resumed after it broke off): the backoff to wait and the retry-budget tokens
     /// taken at `cost`, or why not.
@@ -543,13 +554,7 @@ impl Client {
                 .apply(&mut encoded)
                 .map_err(|e| Attempted::failed(e.into()))?;
         }
-        // An anonymous request has no signature to cover its payload: its checksum carries
-        // the integrity, as over TLS.
-        let payload_signing = if inner.credentials.is_none() {
-            PayloadSigning::UnsignedWithChecksum
-        } else {
-            inner.payload_signing
-        };
+        let payload_signing = self.payload_signing();
         // A directory bucket is S3 Express, whatever store the client is configured for.
         let quirks = if encoded.signing().service() == "s3express" {
             &inner.express_quirks

@@ -12,13 +12,14 @@ use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
 use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
 use s3_ops::presign::Presignable;
 use s3_ops::presign_post::{PostConditions, PresignedPost};
-use s3_ops::{BucketName, ObjectKey, Operation};
+use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectKey, Operation};
 use s3_sigv4::{Credentials, PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
 use crate::error::{Error, ErrorKind};
 use crate::object_body::{ObjectBody, resumer};
+use crate::sign::{Digests, INLINE_DIGEST_LIMIT, digest_bytes, unsigned_allowed};
 
 /// A streaming `GetObject` response: the decoded head and the unread body.
 #[derive(Debug)]
@@ -116,7 +117,7 @@ impl Client {
             Source::Bytes(bytes) => operation.body(bytes.clone()),
             _ => operation.streaming_body(body.len()),
         };
-        self.send_upload(operation, &body).await
+        self.send_upload(operation, body).await
     }
 
     /// `UploadPart` with `body` (see [`Client::put_object`] for body kinds). The part
@@ -133,14 +134,31 @@ impl Client {
             Source::Bytes(bytes) => operation.body(bytes.clone()),
             _ => operation.streaming_body(body.len()),
         };
-        self.send_upload(operation, &body).await
+        self.send_upload(operation, body).await
     }
 
-    async fn send_upload<O: Operation>(&self, op: O, body: &Body) -> Result<O::Output, Error> {
-        // In-memory bytes travel in the operation's description (s3-ops checksums them);
-        // the body still goes along for its progress reporting.
-        let op = op.with_integrity_defaults(self.inner.integrity);
-        self.send_with_body(&op, Some(body)).await
+    async fn send_upload<O: InMemoryChecksum>(
+        &self,
+        op: O,
+        mut body: Body,
+    ) -> Result<O::Output, Error> {
+        // In-memory bytes travel in the operation's description (s3-ops checksums them as it
+        // builds each attempt's request); the body still goes along for its progress
+        // reporting. A large one is checksummed here instead: once for every attempt, off
+        // the runtime's thread, with the SHA-256 a plain-HTTP signature needs in the same
+        // pass.
+        let mut op = op.with_integrity_defaults(self.inner.integrity);
+        if let (Source::Bytes(bytes), Some(requested)) = (&body.source, op.checksum_to_compute())
+            && bytes.len() > INLINE_DIGEST_LIMIT
+            && let Some(algorithm) = self.provider_quirks().upload_checksum(Some(requested))
+        {
+            let sha256 = !unsigned_allowed(&self.inner.endpoint, self.payload_signing(), true);
+            let (sha256, checksum) =
+                digest_bytes(bytes, Digests::new(sha256, Some(algorithm))).await?;
+            op = op.with_checksum(checksum.expect("asked for"));
+            body.sha256 = sha256;
+        }
+        self.send_with_body(&op, Some(&body)).await
     }
 
     /// A presigned URL for `operation` (GetObject, PutObject, HeadObject,
@@ -373,4 +391,29 @@ buffered_operations! {
     get_object_attributes => get_object_attributes::GetObjectAttributes;
     /// `RestoreObject`: a temporary copy of an archived object.
     restore_object => restore_object::RestoreObject;
+}
+
+/// The uploads whose in-memory body s3-ops checksums while it builds each attempt's request
+/// (the one copy of the two operations' shared calls that `send_upload` needs).
+trait InMemoryChecksum: Operation + Sized {
+    fn checksum_to_compute(&self) -> Option<ChecksumAlgorithm>;
+    fn with_checksum(self, checksum: Checksum) -> Self;
+}
+
+impl InMemoryChecksum for PutObject {
+    fn checksum_to_compute(&self) -> Option<ChecksumAlgorithm> {
+        PutObject::checksum_to_compute(self)
+    }
+    fn with_checksum(self, checksum: Checksum) -> Self {
+        self.checksum(checksum)
+    }
+}
+
+impl InMemoryChecksum for UploadPart {
+    fn checksum_to_compute(&self) -> Option<ChecksumAlgorithm> {
+        UploadPart::checksum_to_compute(self)
+    }
+    fn with_checksum(self, checksum: Checksum) -> Self {
+        self.checksum(checksum)
+    }
 }

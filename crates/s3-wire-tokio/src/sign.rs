@@ -47,7 +47,7 @@ const HASH_BUFFER: usize = 256 * 1024;
 
 /// In-memory bodies up to this size are hashed ahead on the runtime's thread (within about
 /// 100 µs with SHA-256); larger ones on the blocking pool.
-const INLINE_DIGEST_LIMIT: usize = 128 * 1024;
+pub(crate) const INLINE_DIGEST_LIMIT: usize = 128 * 1024;
 
 /// Bytes both digests of a body take in turn: small enough to stay in the L1/L2 cache
 /// between the SHA-256 and the checksum.
@@ -103,6 +103,15 @@ pub(crate) struct PayloadCache {
 }
 
 impl PayloadCache {
+    /// The cache of an operation sending `upload`: empty, but for a SHA-256 the body already
+    /// carries.
+    pub(crate) fn for_upload(upload: Option<&Body>) -> Self {
+        Self {
+            sha256: upload.and_then(|body| body.sha256),
+            checksum: None,
+        }
+    }
+
     /// Decides how the checksum of a streamed (`External`) body travels, before the store's
     /// profile adapts the request (see the module table): a replayable body's checksum is
     /// computed ahead — over plain HTTP together with the SHA-256 the signature needs, in one
@@ -206,7 +215,11 @@ impl PayloadCache {
 
 /// Whether a payload may go without a signature of its own: over TLS, or over plain HTTP with
 /// the opt-in when it carries a checksum.
-fn unsigned_allowed(endpoint: &Endpoint, signing: PayloadSigning, checksummed: bool) -> bool {
+pub(crate) fn unsigned_allowed(
+    endpoint: &Endpoint,
+    signing: PayloadSigning,
+    checksummed: bool,
+) -> bool {
     endpoint.scheme() == Scheme::Https
         || (signing == PayloadSigning::UnsignedWithChecksum && checksummed)
 }
@@ -316,7 +329,7 @@ async fn digest_ahead(
 /// `digests` of in-memory `bytes`: on the runtime's thread when they are small, otherwise
 /// on the blocking pool, as a file's are — hashing 64 MiB there would hold up every other
 /// task of that thread for about 40 ms.
-async fn digest_bytes(
+pub(crate) async fn digest_bytes(
     bytes: &bytes::Bytes,
     mut digests: Digests,
 ) -> Result<(Option<[u8; 32]>, Option<Checksum>), Error> {
@@ -334,13 +347,13 @@ async fn digest_bytes(
 }
 
 /// The digests [`digest_ahead`] computes over the same bytes.
-struct Digests {
+pub(crate) struct Digests {
     sha256: Option<Sha256>,
     checksum: Option<s3_ops::Checksummer>,
 }
 
 impl Digests {
-    fn new(sha256: bool, algorithm: Option<ChecksumAlgorithm>) -> Self {
+    pub(crate) fn new(sha256: bool, algorithm: Option<ChecksumAlgorithm>) -> Self {
         Self {
             sha256: sha256.then(Sha256::new),
             checksum: algorithm.map(s3_ops::Checksummer::new),

@@ -220,23 +220,33 @@ async fn a_reset_connection_is_not_retried_for_a_non_idempotent_request() {
 
 #[tokio::test]
 async fn replayable_bodies_are_resent_whole_on_retry() {
-    let data = object_bytes(100_000);
-    let server = FaultServer::start([
-        Reply::internal_error(),
-        Reply::empty().with_header("etag", "\"e1\""),
-    ]);
-    let output = client(&server)
-        .put_object(put("bytes"), Bytes::from(data.clone()))
-        .await
-        .unwrap();
-    assert_eq!(output.etag.unwrap().as_str(), "\"e1\"");
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2);
-    // Both attempts carry the full body, and its SHA-256 matches the signed one.
-    for request in &requests {
-        assert_eq!(request.body, data);
+    // Below 128 KiB the checksum and the SHA-256 are computed as each request is built;
+    // above, once ahead for every attempt.
+    for len in [100_000, 200_000] {
+        let data = object_bytes(len);
+        let server = FaultServer::start([
+            Reply::internal_error(),
+            Reply::empty().with_header("etag", "\"e1\""),
+        ]);
+        let output = client(&server)
+            .put_object(put("bytes"), Bytes::from(data.clone()))
+            .await
+            .unwrap();
+        assert_eq!(output.etag.unwrap().as_str(), "\"e1\"");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        // Both attempts carry the full body, its checksum, and its SHA-256 as the signed one.
+        let crc = base64(&crc32(&data).to_be_bytes());
+        for request in &requests {
+            assert_eq!(request.body, data, "{len} bytes");
+            assert_eq!(
+                request.header("x-amz-checksum-crc32"),
+                Some(crc.as_str()),
+                "{len} bytes"
+            );
+        }
+        assert_all_signed(&requests);
     }
-    assert_all_signed(&requests);
 }
 
 #[tokio::test]

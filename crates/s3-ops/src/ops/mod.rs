@@ -720,6 +720,20 @@ macro_rules! payload_setters {
             self
         }
 
+        /// The algorithm an in-memory body is to be checksummed with while its request is
+        /// built ([`Self::checksum_algorithm`], or a transport's default), if any: a transport
+        /// may compute it ahead, once and off its hot path, and give it with
+        /// [`Self::checksum`].
+        pub fn checksum_to_compute(&self) -> Option<crate::checksum::ChecksumAlgorithm> {
+            match (&self.payload.checksum, &self.payload.body) {
+                (
+                    crate::ops::ChecksumChoice::Compute(algorithm),
+                    crate::request::Body::Bytes(_),
+                ) => Some(*algorithm),
+                _ => None,
+            }
+        }
+
         /// Sends a checksum computed in advance (`x-amz-checksum-*` header).
         pub fn checksum(mut self, checksum: crate::checksum::Checksum) -> Self {
             self.payload.checksum = crate::ops::ChecksumChoice::Precomputed(checksum);
