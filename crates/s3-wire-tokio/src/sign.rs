@@ -4,7 +4,7 @@
 //! | body                          | plain HTTP                                          | HTTPS                                  |
 //! |-------------------------------|-----------------------------------------------------|----------------------------------------|
 //! | none / XML document           | SHA-256 of the bytes                                | SHA-256 of the bytes                   |
-//! | bytes (checksum header)       | SHA-256 (one pass, cached)                          | `UNSIGNED-PAYLOAD` above 64 KiB        |
+//! | bytes (checksum header)       | SHA-256 (cached); over 128 KiB with the checksum    | `UNSIGNED-PAYLOAD` above 64 KiB        |
 //! | file range, with checksum     | SHA-256 and checksum in one read pass; header       | aws-chunked, unsigned + trailer        |
 //! | file range, no checksum       | SHA-256 (one read pass, cached)                     | `UNSIGNED-PAYLOAD`                     |
 //! | one-shot stream, checksum     | aws-chunked, signed chunks + signed trailer         | aws-chunked, unsigned + trailer        |
@@ -18,6 +18,10 @@
 //! ([`ProviderQuirks::signed_trailers`]) gets that stream in signed chunks without the
 //! trailer. Over TLS a file's checksum is computed as it is sent (a trailer), or ahead where
 //! the store takes no trailer.
+//!
+//! Bytes over 128 KiB are hashed on the blocking pool, not on the thread polling the request;
+//! for a PutObject or UploadPart of such bytes, `ops.rs` computes the checksum there too, in
+//! one pass with the SHA-256, instead of s3-ops building it into every attempt's request.
 //!
 //! Uploads carry a checksum by default (the client's `upload_checksum`), so the rows without
 //! one are what a request or client that turned checksums off sends: nothing beyond what
@@ -346,7 +350,7 @@ pub(crate) async fn digest_bytes(
     .map_err(|e| Error::request_body(format!("hashing task failed: {e}")))
 }
 
-/// The digests [`digest_ahead`] computes over the same bytes.
+/// The digests computed ahead over the same bytes ([`digest_ahead`], [`digest_bytes`]).
 pub(crate) struct Digests {
     sha256: Option<Sha256>,
     checksum: Option<s3_ops::Checksummer>,
