@@ -354,13 +354,17 @@ pub(crate) async fn digest_bytes(
 pub(crate) struct Digests {
     sha256: Option<Sha256>,
     checksum: Option<s3_ops::Checksummer>,
+    /// The SHA-256 asked for is the checksum's own value (a SHA-256 checksum): hashed once.
+    sha256_is_checksum: bool,
 }
 
 impl Digests {
     pub(crate) fn new(sha256: bool, algorithm: Option<ChecksumAlgorithm>) -> Self {
+        let sha256_is_checksum = sha256 && algorithm == Some(ChecksumAlgorithm::Sha256);
         Self {
-            sha256: sha256.then(Sha256::new),
+            sha256: (sha256 && !sha256_is_checksum).then(Sha256::new),
             checksum: algorithm.map(s3_ops::Checksummer::new),
+            sha256_is_checksum,
         }
     }
 
@@ -378,10 +382,15 @@ impl Digests {
     }
 
     fn finish(self) -> (Option<[u8; 32]>, Option<Checksum>) {
-        (
-            self.sha256.map(|sha256| sha256.finalize().into()),
-            self.checksum.map(s3_ops::Checksummer::finish),
-        )
+        let checksum = self.checksum.map(s3_ops::Checksummer::finish);
+        let sha256 = match self.sha256 {
+            Some(sha256) => Some(sha256.finalize().into()),
+            None if self.sha256_is_checksum => checksum
+                .as_ref()
+                .and_then(|checksum| checksum.as_bytes().try_into().ok()),
+            None => None,
+        };
+        (sha256, checksum)
     }
 }
 
@@ -541,11 +550,16 @@ mod tests {
                 "length {len}"
             );
             let body = Body::from_bytes(data.clone());
-            let (digest, checksum) = digest_ahead(&body, true, Some(ChecksumAlgorithm::Crc32))
+            // A SHA-256 checksum is the signature's digest too, hashed once.
+            for algorithm in [ChecksumAlgorithm::Crc32, ChecksumAlgorithm::Sha256] {
+                let (digest, checksum) = digest_ahead(&body, true, Some(algorithm)).await.unwrap();
+                assert_eq!(digest, Some(sha256), "length {len}, {algorithm}");
+                assert_eq!(checksum, Some(algorithm.checksum(&data)), "{algorithm}");
+            }
+            let (digest, _) = digest_ahead(&body, false, Some(ChecksumAlgorithm::Sha256))
                 .await
                 .unwrap();
-            assert_eq!(digest, Some(sha256), "length {len}");
-            assert_eq!(checksum, Some(ChecksumAlgorithm::Crc32.checksum(&data)));
+            assert_eq!(digest, None, "no SHA-256 asked for");
         }
     }
 
