@@ -63,6 +63,12 @@ pub(crate) struct BodyLimits {
 /// Use [`ObjectBody::into_async_read`] for an [`AsyncRead`],
 /// [`ObjectBody::write_to`] to copy into a writer and
 /// [`ObjectBody::collect`] to buffer it in memory.
+///
+/// Each chunk is handed from the connection's task to the one reading the body. On a
+/// multi-thread runtime, a large body read from the thread that blocks on the runtime (the
+/// body of a `#[tokio::main]` function) costs about twice the CPU of the same body read in a
+/// spawned task, or on a current-thread runtime, where no chunk changes threads (measured in
+/// the project's `docs/performance.md`, single GET).
 pub struct ObjectBody {
     body: reqwest::Body,
     content_length: Option<u64>,
