@@ -65,9 +65,10 @@ pub(crate) struct BodyLimits {
 /// [`ObjectBody::collect`] to buffer it in memory.
 ///
 /// Each chunk is handed from the connection's task to the one reading the body. On a
-/// multi-thread runtime, a large body read from the thread that blocks on the runtime (the
-/// body of a `#[tokio::main]` function) costs about twice the CPU of the same body read in a
-/// spawned task, or on a current-thread runtime, where no chunk changes threads (measured in
+/// multi-thread runtime, reading a large body chunk by chunk from the thread that blocks on
+/// the runtime (the body of a `#[tokio::main]` function) takes about twice the CPU of the
+/// same reading in a spawned task, or on a current-thread runtime, where no chunk changes
+/// threads (the reading alone, before whatever the caller does with the chunks; measured in
 /// the project's `docs/performance.md`, single GET).
 pub struct ObjectBody {
     body: reqwest::Body,
