@@ -253,7 +253,7 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                 whole,
             } = open(&path, &budget, whole_limit).await.map_err(fail)?;
             target.progress.set_total(fingerprint.len);
-            if whole_limit.is_some_and(|limit| fingerprint.len <= limit) {
+            if read_whole(fingerprint.len, whole_limit) {
                 let whole = match whole {
                     Some(whole) => whole,
                     None => read_whole_later(&budget, &file, fingerprint.len)
@@ -411,6 +411,12 @@ pub(crate) fn length_error(announced: u64, actual: u64) -> Error {
     Error::transfer_error(TransferErrorKind::SourceLength { announced, actual })
 }
 
+/// Whether a file of `len` bytes is read whole for one PutObject (`whole_limit` is the most
+/// such a file may hold, `None` when the upload must go in parts).
+fn read_whole(len: u64, whole_limit: Option<u64>) -> bool {
+    whole_limit.is_some_and(|limit| len <= limit)
+}
+
 /// A source file opened for an upload, with the whole of it when [`open`] read it too.
 struct Opened {
     file: Arc<std::fs::File>,
@@ -431,11 +437,12 @@ async fn open(
     let opened = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::open(&owned)?;
         let fingerprint = Fingerprint::of(&file.metadata()?)?;
-        let whole = match whole_limit {
-            Some(limit) if fingerprint.len <= limit => budget
+        let whole = if read_whole(fingerprint.len, whole_limit) {
+            budget
                 .try_admit(fingerprint.len)
-                .map(|admission| Whole::read(&file, fingerprint.len, admission)),
-            _ => None,
+                .map(|admission| Whole::read(&file, fingerprint.len, admission))
+        } else {
+            None
         };
         Ok::<_, std::io::Error>((file, fingerprint, whole))
     })
