@@ -100,14 +100,14 @@ pub(crate) struct FileRange {
 }
 
 /// The spare read buffers of one file source (a body and its retries, or the parts of one
-/// managed upload). A whole-size read ([`FILE_READ_SIZE`]) fills a spare buffer, and the
-/// buffer comes back when the connection drops the last [`Bytes`] of it, so a file of any
-/// size is read through the few buffers its requests have in flight. A fresh buffer per
-/// read cost a page fault and a page cleared by the kernel for every 4 KiB, and a memset
-/// (19 % of a profile of a 1 GiB upload over TLS). The spares never outnumber the buffers
-/// the source's requests held at once (for a managed upload, within the memory its parts
-/// were admitted for); they are freed with the source, and a buffer still lent then is
-/// freed when its `Bytes` drop.
+/// managed upload). A whole-size read ([`FILE_READ_SIZE`]), or a part read whole into memory
+/// admitted for it ([`ReadBuffers::read_whole`]), fills a spare buffer, and the buffer comes
+/// back when the connection drops the last [`Bytes`] of it, so a file of any size is read
+/// through the few buffers its requests have in flight. A fresh buffer per read cost a page
+/// fault and a page cleared by the kernel for every 4 KiB, and a memset (19 % of a profile of
+/// a 1 GiB upload over TLS). The spares never outnumber the buffers the source's requests
+/// held at once (for a managed upload, within the memory its parts were admitted for); they
+/// are freed with the source, and a buffer still lent then is freed when its `Bytes` drop.
 #[derive(Default)]
 pub(crate) struct ReadBuffers {
     spare: Mutex<Vec<Vec<u8>>>,
@@ -124,19 +124,74 @@ impl ReadBuffers {
         if want != FILE_READ_SIZE {
             return read_at(file, offset, want);
         }
-        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut buffer = spare.unwrap_or_else(|| vec![0u8; FILE_READ_SIZE]);
-        match fill_at(file, offset, &mut buffer) {
-            Ok(len) => Ok(Bytes::from_owner(Lent {
-                buffer,
-                len,
-                home: Arc::downgrade(self),
-            })),
+        let mut buffer = self.take(want);
+        match fill_at(file, offset, &mut buffer[..want]) {
+            Ok(len) => Ok(self.lend(buffer, len)),
             Err(error) => {
                 self.give_back(buffer);
                 Err(error)
             }
         }
+    }
+
+    /// The bytes `range` of `file`, read whole into one buffer piece by piece, each piece
+    /// handed to `each` while it is still in cache (to be hashed: a part hashed before it is
+    /// sent is then read once, not twice). `UnexpectedEof` if the file ends first.
+    pub(crate) fn read_whole(
+        self: &Arc<Self>,
+        file: &std::fs::File,
+        range: std::ops::Range<u64>,
+        mut each: impl FnMut(&[u8]),
+    ) -> std::io::Result<Bytes> {
+        let len = usize::try_from(range.end - range.start)
+            .map_err(|_| std::io::Error::other("a part too large for memory"))?;
+        let mut buffer = self.take(len);
+        let mut filled = 0;
+        while filled < len {
+            let piece = (len - filled).min(FILE_READ_SIZE);
+            let piece = &mut buffer[filled..filled + piece];
+            let read = match fill_at(file, range.start + filled as u64, piece) {
+                Ok(read) => read,
+                Err(error) => {
+                    self.give_back(buffer);
+                    return Err(error);
+                }
+            };
+            if read < piece.len() {
+                self.give_back(buffer);
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the file is shorter than when it was opened",
+                ));
+            }
+            each(piece);
+            filled += read;
+        }
+        Ok(self.lend(buffer, len))
+    }
+
+    /// The smallest spare of at least `len` bytes, or a new buffer of `len`.
+    fn take(&self, len: usize) -> Vec<u8> {
+        let mut spare = self.spare.lock().unwrap_or_else(|e| e.into_inner());
+        let fitting = spare
+            .iter()
+            .enumerate()
+            .filter(|(_, buffer)| buffer.len() >= len)
+            .min_by_key(|(_, buffer)| buffer.len())
+            .map(|(index, _)| index);
+        match fitting {
+            Some(index) => spare.swap_remove(index),
+            None => vec![0u8; len],
+        }
+    }
+
+    /// `buffer`'s first `len` bytes, lent until the last of them is dropped.
+    fn lend(self: &Arc<Self>, buffer: Vec<u8>, len: usize) -> Bytes {
+        Bytes::from_owner(Lent {
+            buffer,
+            len,
+            home: Arc::downgrade(self),
+        })
     }
 
     fn give_back(&self, buffer: Vec<u8>) {
@@ -784,6 +839,72 @@ mod tests {
         assert!(spares.upgrade().is_none());
         assert_eq!(first.slice(..3), data[..3]);
         drop(first);
+    }
+
+    #[test]
+    fn a_part_read_whole_hands_every_piece_over_once_and_lends_a_spare_that_fits() {
+        let data: Vec<u8> = (0..FILE_READ_SIZE * 5 / 2)
+            .map(|i| (i % 253) as u8)
+            .collect();
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &data).unwrap();
+        let handle = std::fs::File::open(file.path()).unwrap();
+        let buffers = Arc::new(ReadBuffers::default());
+
+        // Pieces of at most one read each, in order, exactly the bytes returned.
+        let mut pieces = Vec::new();
+        let whole = buffers
+            .read_whole(&handle, 7..data.len() as u64, |piece| {
+                pieces.push(piece.to_vec())
+            })
+            .unwrap();
+        assert_eq!(whole, data[7..]);
+        assert_eq!(pieces.concat(), data[7..]);
+        assert_eq!(
+            pieces.iter().map(Vec::len).collect::<Vec<_>>(),
+            [FILE_READ_SIZE, FILE_READ_SIZE, FILE_READ_SIZE / 2 - 7]
+        );
+        drop(whole);
+        assert_eq!(buffers.spares(), 1);
+
+        // A one-read body takes that spare and yields only its read; a short part read
+        // meanwhile gets a buffer of its own.
+        let first = buffers.read_at(&handle, 0, FILE_READ_SIZE).unwrap();
+        let short = buffers.read_whole(&handle, 0..10, |_| {}).unwrap();
+        assert_eq!(
+            (&first[..], &short[..]),
+            (&data[..FILE_READ_SIZE], &data[..10])
+        );
+        assert_eq!(buffers.spares(), 0);
+        drop((first, short));
+        assert_eq!(buffers.spares(), 2);
+        // Each read takes the smallest spare that fits it, never one too small.
+        let next = buffers.read_at(&handle, 0, FILE_READ_SIZE).unwrap();
+        assert_eq!(next, data[..FILE_READ_SIZE]);
+        assert_eq!(buffers.spares(), 1, "the 10-byte spare stays");
+        let tiny = buffers.read_whole(&handle, 3..8, |_| {}).unwrap();
+        assert_eq!(tiny, data[3..8]);
+        assert_eq!(buffers.spares(), 0, "the 10-byte spare fits 5 bytes");
+        drop((next, tiny));
+
+        // A file shorter than the range: an error, nothing handed over twice, the buffer back.
+        let mut handed = 0;
+        let error = buffers
+            .read_whole(&handle, 0..data.len() as u64 + 1, |piece| {
+                handed += piece.len()
+            })
+            .unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert_eq!(
+            handed,
+            FILE_READ_SIZE * 2,
+            "the full pieces before the short one"
+        );
+        assert_eq!(
+            buffers.spares(),
+            3,
+            "its new buffer went back to the spares"
+        );
     }
 
     #[tokio::test]

@@ -27,7 +27,7 @@ use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::hooks::{Counted, Direction, Recorder, RequestHook};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{PayloadCache, PayloadSigning, Signer};
+use crate::sign::{PayloadCache, PayloadSigning, Signer, unsigned_allowed};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -507,6 +507,20 @@ impl Client {
         } else {
             self.inner.payload_signing
         }
+    }
+
+    /// Whether this client signs an upload's payload by its SHA-256 (`checksummed`: the
+    /// payload carries a checksum): over plain HTTP, unless a checksummed payload may go
+    /// unsigned there ([`unsigned_allowed`]).
+    pub(crate) fn signs_payloads(&self, checksummed: bool) -> bool {
+        !unsigned_allowed(&self.inner.endpoint, self.payload_signing(), checksummed)
+    }
+
+    /// Whether the request of a file part hashes the part before sending it (its payload is
+    /// signed, or its checksum cannot travel as a trailer): the part is then read twice,
+    /// unless it is read whole into memory first.
+    pub(crate) fn hashes_file_parts_ahead(&self, checksummed: bool) -> bool {
+        self.signs_payloads(checksummed) || (checksummed && !self.inner.quirks.trailing_checksums)
     }
 
     /// Leave for one more try after `tries` tries (of an operation, or of a body

@@ -19,6 +19,10 @@
 //! trailer. Over TLS a file's checksum is computed as it is sent (a trailer), or ahead where
 //! the store takes no trailer.
 //!
+//! A managed upload's file part that is hashed ahead is read whole into memory, when the
+//! budget has room at once, and hashed as it is read ([`read_whole_digested`]): it goes as
+//! bytes, read once instead of twice.
+//!
 //! Bytes over 128 KiB (2 MiB for a CRC alone) are hashed on the blocking pool, not on the
 //! thread polling the request; for a PutObject or UploadPart over 128 KiB, `ops.rs` computes
 //! the checksum once ahead, in one pass with any SHA-256, instead of s3-ops building it into
@@ -33,13 +37,14 @@
 
 use std::time::SystemTime;
 
+use bytes::Bytes;
 use http::HeaderValue;
 use http::request::Parts;
 use s3_ops::{Checksum, ChecksumAlgorithm, Endpoint, OperationRequest, ProviderQuirks, Scheme};
 use s3_sigv4::{Credentials, PayloadHash, SigningTime};
 use sha2::{Digest, Sha256};
 
-use crate::body::{AttemptBody, Body, Source};
+use crate::body::{AttemptBody, Body, FileRange, Source};
 use crate::chunked::ChunkedBody;
 use crate::error::{Error, ErrorKind};
 use crate::stall::Activity;
@@ -333,6 +338,27 @@ async fn digest_ahead(
             "a one-shot stream cannot be pre-hashed",
         )),
     }
+}
+
+/// The bytes of a file `range` read whole into one of its source's spare buffers, with
+/// `digests` of them computed in the same pass (each piece while it is still in cache), on
+/// the blocking pool: a part hashed before it is sent, read once instead of twice.
+pub(crate) async fn read_whole_digested(
+    range: &FileRange,
+    mut digests: Digests,
+) -> Result<(Bytes, (Option<[u8; 32]>, Option<Checksum>)), Error> {
+    let range = range.clone();
+    tokio::task::spawn_blocking(move || {
+        let bytes = range.buffers.read_whole(
+            &range.file,
+            range.offset..range.offset + range.len,
+            |piece| digests.update(piece),
+        )?;
+        Ok::<_, std::io::Error>((bytes, digests.finish()))
+    })
+    .await
+    .map_err(|e| Error::request_body(format!("reading task failed: {e}")))?
+    .map_err(|e| Error::request_body("reading the file part failed").with_source(e))
 }
 
 /// `digests` of in-memory `bytes`: on the runtime's thread when they are small, otherwise

@@ -33,6 +33,7 @@ use s3_xml::ETag;
 use crate::body::{Body, FileRange, ReadBuffers};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
+use crate::sign::{Digests, digest_bytes, read_whole_digested};
 use crate::transfer::budget::Admission;
 use crate::transfer::handle::Control;
 use crate::transfer::integrity::{self, Expected};
@@ -46,8 +47,9 @@ use crate::transfer::upload::{
 use crate::transfer::wake::{Waits, Wake};
 use crate::verification::{NotVerified, Verification};
 
-/// Memory a part read from a file holds while it is sent: the body reads 1 MiB at a time by
-/// position and frames it in 256 KiB chunks.
+/// Memory a part read from a file as it is sent holds: the body reads 1 MiB at a time by
+/// position and frames it in 256 KiB chunks. (A part that is hashed ahead is read whole
+/// into memory instead, when the budget has it free at once.)
 const FILE_PART_MEMORY: u64 = 2 << 20;
 /// How long a cancelled or failed upload lets its requests in flight settle before it
 /// aborts (a part that lands after the abort would stay stored).
@@ -417,7 +419,15 @@ impl Driver {
                 self.start(action, None);
             } else if self.waits.admitting().is_none() {
                 let budget = &self.target.client.inner.transfer_memory;
-                self.waits.admit(action, budget, needed);
+                // A file part hashed before it is sent is read whole, once, when the budget
+                // has its memory free at once; otherwise it waits for what its reads hold.
+                let whole = self
+                    .whole_part_len(&action)
+                    .and_then(|len| budget.try_admit(len));
+                match whole {
+                    Some(admission) => self.start(action, Some(admission)),
+                    None => self.waits.admit(action, budget, needed),
+                }
             } else {
                 still_waiting.push_back(action);
             }
@@ -454,6 +464,22 @@ impl Driver {
             }
             _ => 0,
         }
+    }
+
+    /// The length of a file part that its request hashes before sending it (so it would be
+    /// read twice), to be read whole into memory once instead.
+    fn whole_part_len(&self, action: &Action<Receipt>) -> Option<u64> {
+        match (action, &self.parts) {
+            (Action::UploadPart { range, .. }, Parts::File { .. }) if self.hashes_parts_ahead() => {
+                Some(range.end - range.start)
+            }
+            _ => None,
+        }
+    }
+
+    fn hashes_parts_ahead(&self) -> bool {
+        let checksummed = self.target.algorithm.is_some();
+        self.target.client.hashes_file_parts_ahead(checksummed)
     }
 
     fn upload_id(&self) -> String {
@@ -499,13 +525,18 @@ impl Driver {
                 });
             }
             Action::UploadPart { number, range, .. } => {
+                let len = range.end - range.start;
                 let body = match &self.parts {
-                    Parts::File { file, buffers, .. } => PartBody::File(FileRange {
-                        file: file.clone(),
-                        offset: range.start,
-                        len: range.end - range.start,
-                        buffers: buffers.clone(),
-                    }),
+                    Parts::File { file, buffers, .. } => PartBody::File {
+                        range: FileRange {
+                            file: file.clone(),
+                            offset: range.start,
+                            len,
+                            buffers: buffers.clone(),
+                        },
+                        whole: self.hashes_parts_ahead()
+                            && admission.as_ref().is_some_and(|a| a.bytes() >= len),
+                    },
                     Parts::Copy(source) => PartBody::Copy(source.clone(), range.clone()),
                     Parts::Bytes(bytes) => {
                         PartBody::Bytes(bytes.slice(range.start as usize..range.end as usize))
@@ -924,7 +955,12 @@ async fn abort_lost_creates(target: &Target, ours: &str, within: Duration) -> Re
 
 /// The bytes of one part.
 enum PartBody {
-    File(FileRange),
+    /// Read from the file as it is sent, or (`whole`, in memory admitted for it) read whole
+    /// into memory first, hashed in the same pass, and sent from there.
+    File {
+        range: FileRange,
+        whole: bool,
+    },
     Bytes(Bytes),
     /// Copied by the store from this range of the source.
     Copy(CopySource, Range<u64>),
@@ -948,28 +984,53 @@ async fn upload_part(
     if algorithm.is_none() {
         request = request.no_checksum();
     }
-    let (body, computed) = match body {
+    // An in-memory part gets its checksum and, where the payload is signed, its SHA-256 in
+    // one pass, off the runtime's thread when it is large; every attempt reuses them.
+    let digests = || Digests::new(target.client.signs_payloads(algorithm.is_some()), algorithm);
+    let (bytes, (sha256, checksum)) = match body {
         // The client computes the checksum as it sends the part (a trailer), or ahead
-        // together with the SHA-256 over plain HTTP (a header): either way one read.
-        PartBody::File(range) => {
+        // together with the SHA-256 over plain HTTP (a header), reading the file again to
+        // send it when the part could not be held whole.
+        PartBody::File {
+            range,
+            whole: false,
+        } => {
             if let Some(algorithm) = algorithm {
                 request = request.checksum_algorithm(algorithm);
             }
-            (Body::file_region(range), None)
+            let body = Body::file_region(range).with_progress(progress.clone());
+            return send_part(target, request, body, algorithm, None, number, &progress).await;
         }
+        PartBody::File { range, whole: true } => read_whole_digested(&range, digests()).await?,
         PartBody::Bytes(bytes) => {
-            let checksum = algorithm.map(|a| a.checksum(&bytes));
-            if let Some(checksum) = &checksum {
-                request = request.checksum(checksum.clone());
-            }
-            (Body::from_bytes(bytes), checksum)
+            let digested = digest_bytes(&bytes, digests()).await?;
+            (bytes, digested)
         }
         PartBody::Copy(..) => unreachable!("copied above"),
     };
-    let output = target
-        .client
-        .upload_part(request, body.with_progress(progress.clone()))
-        .await?;
+    if let Some(checksum) = &checksum {
+        request = request.checksum(checksum.clone());
+    }
+    let mut body = Body::from_bytes(bytes).with_progress(progress.clone());
+    body.sha256 = sha256;
+    send_part(
+        target, request, body, algorithm, checksum, number, &progress,
+    )
+    .await
+}
+
+/// Sends one part's body and checks the store's answer: its ETag, and the checksum it
+/// reports against the one computed here (`computed`, or the one the body's attempts sent).
+async fn send_part(
+    target: &Target,
+    request: UploadPart,
+    body: Body,
+    algorithm: Option<ChecksumAlgorithm>,
+    computed: Option<Checksum>,
+    number: u32,
+    progress: &PartProgress,
+) -> Result<Receipt, Error> {
+    let output = target.client.upload_part(request, body).await?;
     let inconsistent = |what: String| Error::transfer_error(TransferErrorKind::Inconsistent(what));
     let etag = output
         .etag

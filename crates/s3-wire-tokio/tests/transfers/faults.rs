@@ -22,8 +22,8 @@ use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{BucketName, ChecksumAlgorithm, ChecksumType, ObjectKey};
 use s3_wire_tokio::transfer::UploadBuilder;
 use s3_wire_tokio::{
-    Client, Destination, ErrorKind, NotVerified, Progress, RetryConfig, TransferErrorKind,
-    UploadSource, Verification,
+    Client, Destination, ErrorKind, NotVerified, PayloadSigning, Progress, RetryConfig,
+    TransferErrorKind, UploadSource, Verification,
 };
 
 const PART: u64 = 16 * 1024;
@@ -1165,6 +1165,108 @@ async fn each_checksum_algorithm_is_confirmed_full_object_or_part_by_part() {
         unchecked.verification,
         Verification::NotVerified(NotVerified::Disabled)
     );
+}
+
+/// A file part whose request hashes it before sending it (a signed payload over plain HTTP)
+/// is read whole, once, into memory admitted for it when the budget has that memory free at
+/// once, and otherwise read as it is sent, through the 2 MiB its reads hold (the file read
+/// twice); a part sent with a trailer (the unsigned opt-in) is always read as it is sent.
+/// Each way the store gets the file's bytes, each part's checksum and a payload hash that
+/// matches, and the budget's high-water mark shows what was held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_parts_hashed_ahead_are_read_whole_when_their_memory_is_free() {
+    const MIB: u64 = 1 << 20;
+    const FILE_PART: u64 = 3 * MIB;
+    let store = FaultStore::start_with_min_part_size(FILE_PART);
+    let directory = tempfile::tempdir().unwrap();
+    let bytes = data(2 * FILE_PART + MIB + 11, 12);
+    let path = directory.path().join("parts.bin");
+    std::fs::write(&path, &bytes).unwrap();
+    // (case, payload signing, budget, parts at once, the budget's high-water mark)
+    let cases = [
+        (
+            "whole",
+            PayloadSigning::Signed,
+            64 * MIB,
+            1,
+            FILE_PART..=FILE_PART,
+        ),
+        // The first part takes 3 of the 4 MiB; the second finds 1 MiB free and waits for
+        // the 2 MiB a part read as it is sent holds; the last (1 MiB) fits whole beside it.
+        (
+            "tight budget",
+            PayloadSigning::Signed,
+            4 * MIB,
+            2,
+            FILE_PART..=4 * MIB,
+        ),
+        (
+            "trailer",
+            PayloadSigning::UnsignedWithChecksum,
+            64 * MIB,
+            1,
+            2 * MIB..=2 * MIB,
+        ),
+    ];
+    for algorithm in [ChecksumAlgorithm::Crc32, ChecksumAlgorithm::Sha256] {
+        for (case, signing, memory, concurrency, high_water) in cases.clone() {
+            let name = format!("file-parts/{algorithm}/{case}");
+            let client = store
+                .client_builder()
+                .payload_signing(signing)
+                .transfer_memory(memory)
+                .build()
+                .unwrap();
+            store.clear_requests();
+            let stored = client
+                .upload(bucket(), key(&name), UploadSource::file(&path))
+                .part_size(FILE_PART)
+                .part_limits(part_limits(FILE_PART))
+                .single_request_limit(0)
+                .concurrency(concurrency)
+                .checksum(Some(algorithm))
+                .await
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(stored.parts, Some(3), "{name}");
+            let held = store.object(BUCKET, &name).unwrap();
+            assert_eq!(sha256(&held.data), sha256(&bytes), "{name}");
+            let part_checksums: Vec<_> = held
+                .parts
+                .unwrap()
+                .into_iter()
+                .map(|part| part.checksum.unwrap().to_base64())
+                .collect();
+            let expected: Vec<_> = bytes
+                .chunks(FILE_PART as usize)
+                .map(|part| algorithm.checksum(part).to_base64())
+                .collect();
+            assert_eq!(part_checksums, expected, "{name}");
+            let payloads: Vec<String> = store
+                .requests()
+                .iter()
+                .filter(|request| request.operation == Op::UploadPart)
+                .map(|request| {
+                    request.headers["x-amz-content-sha256"]
+                        .to_str()
+                        .unwrap()
+                        .into()
+                })
+                .collect();
+            let signed = payloads.iter().all(|p| p.len() == 64);
+            assert_eq!(
+                (payloads.len(), signed),
+                (3, signing == PayloadSigning::Signed),
+                "{name}: {payloads:?}"
+            );
+            let memory = client.transfer_memory();
+            assert!(
+                high_water.contains(&memory.high_water),
+                "{name}: {memory:?}"
+            );
+            assert_eq!(memory.in_use, 0, "{name}");
+        }
+    }
+    assert_eq!(store.signature_failures(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -638,20 +638,7 @@ async fn a_file_that_changes_during_the_upload_is_not_completed() {
         at_change.committed < at_change.total.unwrap(),
         "{at_change:?}"
     );
-    // Rewritten in place, same length, other bytes.
-    let original = std::fs::metadata(&file).unwrap().modified().unwrap();
-    {
-        use std::io::Write as _;
-        let mut writer = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
-        let other: Vec<u8> = bytes.iter().map(|b| b.wrapping_add(1)).collect();
-        writer.write_all(&other).unwrap();
-        writer.sync_all().unwrap();
-    }
-    assert_eq!(std::fs::metadata(&file).unwrap().len(), bytes.len() as u64);
-    if std::fs::metadata(&file).unwrap().modified().unwrap() == original {
-        // A file system with coarse timestamps: the time must move for the check to see it.
-        set_modified(&file, original + Duration::from_secs(2));
-    }
+    rewrite_in_place(&file, &bytes);
 
     let error = handle.await.expect_err("a changed file is not completed");
     assert!(is_source_changed(&error), "{error:?}");
@@ -664,6 +651,77 @@ async fn a_file_that_changes_during_the_upload_is_not_completed() {
         (1, 0, 1),
         "no Complete of mixed bytes, one abort"
     );
+}
+
+/// A part's request signs the part's SHA-256 (plain HTTP), so the part is read whole, once,
+/// and hashed as it is read: its retry after the file was rewritten sends the bytes that were
+/// hashed. (Read again to be sent, the retry would carry the new bytes under the old
+/// hash, and the store would refuse it with `XAmzContentSHA256Mismatch`.) The upload then ends
+/// as for any file that changed: not completed, aborted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_part_sent_again_after_its_file_changed_carries_the_bytes_it_was_signed_for() {
+    let store = start_store();
+    store.set_faults(FaultPlan::first_try(
+        FaultKind::StalledRequest,
+        [Op::UploadPart],
+    ));
+    let directory = tempfile::tempdir().unwrap();
+    let (file, bytes) = write_file(directory.path(), "resent.bin", 3, 6);
+    let name = "resent/target.bin";
+    let client = store
+        .client_builder()
+        .retry(retry(3))
+        .stall_timeout(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let handle = multipart_upload(&client, name, &file)
+        .concurrency(1)
+        .start();
+    wait_until(Duration::from_secs(10), "the first part stalls", || {
+        count(&store, Op::UploadPart) > 0
+    })
+    .await;
+    store.set_faults(FaultPlan::none());
+    rewrite_in_place(&file, &bytes);
+
+    let error = handle.await.expect_err("a changed file is not completed");
+    assert!(is_source_changed(&error), "{error:?}");
+    assert_eq!(cleanup(&error), Cleanup::Aborted, "{error}");
+    let parts: Vec<_> = store
+        .requests()
+        .into_iter()
+        .filter(|request| request.operation == Op::UploadPart)
+        .map(|request| (request.fault, request.status))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            (Some(FaultKind::StalledRequest), None),
+            (None, Some(200)),
+            (None, Some(200)),
+            (None, Some(200)),
+        ],
+        "the stalled part's retry was accepted"
+    );
+    assert_nothing_left(&store, name);
+}
+
+/// Rewrites `file` (holding `bytes`) in place: the same length, other bytes, a later
+/// modification time.
+fn rewrite_in_place(file: &Path, bytes: &[u8]) {
+    let original = std::fs::metadata(file).unwrap().modified().unwrap();
+    {
+        use std::io::Write as _;
+        let mut writer = std::fs::OpenOptions::new().write(true).open(file).unwrap();
+        let other: Vec<u8> = bytes.iter().map(|b| b.wrapping_add(1)).collect();
+        writer.write_all(&other).unwrap();
+        writer.sync_all().unwrap();
+    }
+    assert_eq!(std::fs::metadata(file).unwrap().len(), bytes.len() as u64);
+    if std::fs::metadata(file).unwrap().modified().unwrap() == original {
+        // A file system with coarse timestamps: the time must move for the check to see it.
+        set_modified(file, original + Duration::from_secs(2));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
