@@ -13,7 +13,8 @@ use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
 use s3_ops::ops::create_session::SessionMode;
 use s3_ops::{
-    Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RequestExtras, RetryClass, SigningScope,
+    ChecksumAlgorithm, Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RequestExtras,
+    RetryClass, SigningScope,
 };
 use s3_sigv4::Credentials;
 use tokio::time::Instant;
@@ -27,7 +28,7 @@ use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::hooks::{Counted, Direction, Recorder, RequestHook};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{PayloadCache, PayloadSigning, Signer, unsigned_allowed};
+use crate::sign::{Digests, PayloadCache, PayloadSigning, Signer, unsigned_allowed};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -514,6 +515,12 @@ impl Client {
     /// unsigned there ([`unsigned_allowed`]).
     pub(crate) fn signs_payloads(&self, checksummed: bool) -> bool {
         !unsigned_allowed(&self.inner.endpoint, self.payload_signing(), checksummed)
+    }
+
+    /// The digests an in-memory upload body gets ahead, in one pass: its `algorithm`
+    /// checksum, and its SHA-256 where the payload is signed.
+    pub(crate) fn upload_digests(&self, algorithm: Option<ChecksumAlgorithm>) -> Digests {
+        Digests::new(self.signs_payloads(algorithm.is_some()), algorithm)
     }
 
     /// Whether the request of a file part hashes the part before sending it (its payload is

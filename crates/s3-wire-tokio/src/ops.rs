@@ -19,7 +19,7 @@ use crate::body::{Body, Source};
 use crate::client::{Client, RawResponse, decode_buffered};
 use crate::error::{Error, ErrorKind};
 use crate::object_body::{ObjectBody, resumer};
-use crate::sign::{Digests, INLINE_DIGEST_LIMIT, digest_bytes};
+use crate::sign::{INLINE_DIGEST_LIMIT, digest_bytes};
 
 /// A streaming `GetObject` response: the decoded head and the unread body.
 #[derive(Debug)]
@@ -152,7 +152,7 @@ impl Client {
             && bytes.len() > INLINE_DIGEST_LIMIT
             && let Some(algorithm) = self.provider_quirks().upload_checksum(Some(requested))
         {
-            let digests = Digests::new(self.signs_payloads(true), Some(algorithm));
+            let digests = self.upload_digests(Some(algorithm));
             let (sha256, checksum) = digest_bytes(bytes, digests).await?;
             op = op.with_checksum(checksum.expect("asked for"));
             body.sha256 = sha256;

@@ -33,7 +33,7 @@ use s3_xml::ETag;
 use crate::body::{Body, FileRange, ReadBuffers};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
-use crate::sign::{Digests, digest_bytes, read_whole_digested};
+use crate::sign::{digest_bytes, read_whole_digested};
 use crate::transfer::budget::Admission;
 use crate::transfer::handle::Control;
 use crate::transfer::integrity::{self, Expected};
@@ -986,7 +986,7 @@ async fn upload_part(
     }
     // An in-memory part gets its checksum and, where the payload is signed, its SHA-256 in
     // one pass, off the runtime's thread when it is large; every attempt reuses them.
-    let digests = || Digests::new(target.client.signs_payloads(algorithm.is_some()), algorithm);
+    let digests = || target.client.upload_digests(algorithm);
     let (bytes, (sha256, checksum)) = match body {
         // The client computes the checksum as it sends the part (a trailer), or ahead
         // together with the SHA-256 over plain HTTP (a header), reading the file again to

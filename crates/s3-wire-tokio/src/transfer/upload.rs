@@ -17,6 +17,7 @@ use s3_xml::ETag;
 use crate::body::Body;
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
+use crate::sign::digest_bytes;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, Expected};
@@ -533,7 +534,8 @@ async fn read_whole_later(
         .map_err(read_error)
 }
 
-/// One PutObject of `data` (in memory, so it is replayable and checksummed once).
+/// One PutObject of `data` (in memory, so it is replayable, and checksummed and hashed once,
+/// in one pass, off the runtime's thread when it is large).
 async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<UploadOutput, Error> {
     let len = data.len() as u64;
     target.progress.set_total(len);
@@ -541,9 +543,10 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
     if control.is_cancelled() {
         return Err(fail(Error::transfer_error(TransferErrorKind::Cancelled)));
     }
-    let checksum = target
-        .single_request_algorithm
-        .map(|algorithm| algorithm.checksum(&data));
+    let digests = target
+        .client
+        .upload_digests(target.single_request_algorithm);
+    let (sha256, checksum) = digest_bytes(&data, digests).await.map_err(fail)?;
     let mut put = PutObject::new(target.bucket.clone(), target.key.clone())
         .attributes(target.attributes.clone());
     if target.create_only {
@@ -554,7 +557,8 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
         None => put.no_checksum(),
     };
     let part = PartProgress::new(target.progress.clone());
-    let body = Body::from_bytes(data).with_progress(part.clone());
+    let mut body = Body::from_bytes(data).with_progress(part.clone());
+    body.sha256 = sha256;
     let stored = match target.client.put_object(put, body).await {
         Ok(output) => {
             let echoed = checksum
