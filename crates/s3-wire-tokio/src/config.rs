@@ -617,7 +617,9 @@ impl ClientBuilder {
     }
 
     /// The most memory all managed transfers of this client (and its clones) hold at once
-    /// for part data: stream part buffers, download reorder and write buffers. Every part
+    /// for part data: stream part buffers, files small enough for one request and file parts
+    /// hashed before they are sent (over plain HTTP) read whole, the reads of file parts,
+    /// download reorder and write buffers. Every part
     /// is admitted before its request is sent, so no number of concurrent transfers can go
     /// past it. Default: `part_size × concurrency` of the transfer options (64 MiB with the
     /// defaults). The parts of a stream never grow past it, so it also bounds the longest
