@@ -146,28 +146,19 @@ impl ReadBuffers {
         let len = usize::try_from(range.end - range.start)
             .map_err(|_| std::io::Error::other("a part too large for memory"))?;
         let mut buffer = self.take(len);
-        let mut filled = 0;
-        while filled < len {
-            let piece = (len - filled).min(FILE_READ_SIZE);
-            let piece = &mut buffer[filled..filled + piece];
-            let read = match fill_at(file, range.start + filled as u64, piece) {
-                Ok(read) => read,
-                Err(error) => {
-                    self.give_back(buffer);
-                    return Err(error);
-                }
-            };
-            if read < piece.len() {
+        let read = buffer[..len]
+            .chunks_mut(FILE_READ_SIZE)
+            .try_fold(range.start, |at, piece| {
+                let end = at + piece.len() as u64;
+                read_through(file, at..end, piece, &mut each).map(|()| end)
+            });
+        match read {
+            Ok(_) => Ok(self.lend(buffer, len)),
+            Err(error) => {
                 self.give_back(buffer);
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the file is shorter than when it was opened",
-                ));
+                Err(error)
             }
-            each(piece);
-            filled += read;
         }
-        Ok(self.lend(buffer, len))
     }
 
     /// The smallest spare of at least `len` bytes, or a new buffer of `len`.
@@ -887,7 +878,8 @@ mod tests {
         assert_eq!(buffers.spares(), 0, "the 10-byte spare fits 5 bytes");
         drop((next, tiny));
 
-        // A file shorter than the range: an error, nothing handed over twice, the buffer back.
+        // A file shorter than the range: an error once its bytes are handed over (each once),
+        // the buffer back.
         let mut handed = 0;
         let error = buffers
             .read_whole(&handle, 0..data.len() as u64 + 1, |piece| {
@@ -897,8 +889,8 @@ mod tests {
         assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
         assert_eq!(
             handed,
-            FILE_READ_SIZE * 2,
-            "the full pieces before the short one"
+            data.len(),
+            "every byte the file had, then the error"
         );
         assert_eq!(
             buffers.spares(),
