@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind, TimeoutKind};
 use crate::hooks::{Counted, Direction, Recorder, RequestHook};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
-use crate::sign::{Digests, PayloadCache, PayloadSigning, Signer, unsigned_allowed};
+use crate::sign::{Digests, PayloadCache, PayloadSigning, Signer, hashed_ahead, unsigned_allowed};
 use crate::stall::{Active, Activity};
 use crate::trace;
 use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
@@ -523,11 +523,12 @@ impl Client {
         Digests::new(self.signs_payloads(algorithm.is_some()), algorithm)
     }
 
-    /// Whether the request of a file part hashes the part before sending it (its payload is
-    /// signed, or its checksum cannot travel as a trailer): the part is then read twice,
-    /// unless it is read whole into memory first.
+    /// Whether the request of a file part hashes the part before sending it
+    /// ([`hashed_ahead`]): the part is then read twice, unless it is read whole into memory
+    /// first.
     pub(crate) fn hashes_file_parts_ahead(&self, checksummed: bool) -> bool {
-        self.signs_payloads(checksummed) || (checksummed && !self.inner.quirks.trailing_checksums)
+        let (endpoint, quirks) = (&self.inner.endpoint, &self.inner.quirks);
+        hashed_ahead(endpoint, self.payload_signing(), quirks, checksummed)
     }
 
     /// Leave for one more try after `tries` tries (of an operation, or of a body

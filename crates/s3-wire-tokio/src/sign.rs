@@ -161,7 +161,7 @@ impl PayloadCache {
             }
             return Ok(());
         }
-        if unsigned && quirks.trailing_checksums {
+        if !hashed_ahead(endpoint, signing, quirks, true) {
             return Ok(());
         }
         // The algorithm the store takes (what adapting the request would switch a trailer to).
@@ -225,6 +225,18 @@ impl PayloadCache {
         }
         Ok(payload)
     }
+}
+
+/// Whether a replayable body read from a file is hashed before it is sent (`checksummed`: it
+/// carries a checksum): its payload is signed, or its checksum cannot travel as a trailer.
+/// It is then read twice, unless it is held in memory.
+pub(crate) fn hashed_ahead(
+    endpoint: &Endpoint,
+    signing: PayloadSigning,
+    quirks: &ProviderQuirks,
+    checksummed: bool,
+) -> bool {
+    !unsigned_allowed(endpoint, signing, checksummed) || (checksummed && !quirks.trailing_checksums)
 }
 
 /// Whether a payload may go without a signature of its own: over TLS, or over plain HTTP with
@@ -399,8 +411,13 @@ impl Digests {
         }
     }
 
-    /// The most bytes these digests are computed over on the runtime's thread.
+    /// The most bytes these digests are computed over on the runtime's thread: with nothing
+    /// to compute (no checksum, no signed payload), any; a trip to the blocking pool would
+    /// do nothing.
     fn inline_limit(&self) -> usize {
+        if self.sha256.is_none() && self.checksum.is_none() {
+            return usize::MAX;
+        }
         let hashes = self.sha256.is_some()
             || self.checksum.as_ref().is_some_and(|checksum| {
                 matches!(
@@ -625,6 +642,11 @@ mod tests {
                 "length {len}"
             );
         }
+        // Nothing to compute (checksums off, payload unsigned): nothing leaves the thread.
+        let nothing = Digests::new(false, None);
+        assert_eq!(nothing.inline_limit(), usize::MAX);
+        let large = Bytes::from(vec![1u8; INLINE_CHECKSUM_LIMIT + 1]);
+        assert_eq!(digest_bytes(&large, nothing).await.unwrap(), (None, None));
     }
 
     #[tokio::test]
