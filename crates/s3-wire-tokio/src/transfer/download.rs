@@ -38,6 +38,8 @@ use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
 use crate::transfer::journal;
 use crate::transfer::progress::{Listener, PartProgress};
+#[cfg(target_os = "linux")]
+use crate::transfer::unnamed_file::{self, Linked};
 use crate::transfer::wake::{Waits, Wake};
 use crate::transfer::{TransferOptions, await_starts, transfer_option_setters};
 use crate::verification::{NotVerified, Verification};
@@ -380,37 +382,52 @@ impl TempFile {
 
     /// [`TempFile::create`] on the calling thread.
     fn create_now(target: PathBuf, len: u64) -> io::Result<Self> {
-        let directory = match target.parent() {
+        // Readable too: a full-object hash (SHA) is checked by reading the file back.
+        let (path, file) = Self::beside(&target, |path| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(path)
+        })?;
+        if len > 0 {
+            file.set_len(len)?;
+        }
+        Ok(Self {
+            path,
+            target,
+            file: Arc::new(file),
+            journal: None,
+        })
+    }
+
+    /// `target`'s directory (`.` for a bare file name).
+    fn directory_of(target: &Path) -> PathBuf {
+        match target.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
-        };
+        }
+    }
+
+    /// Makes an entry under a free temporary name beside `target` with `create`, which
+    /// fails with `AlreadyExists` where the name is taken; returns the name and what
+    /// `create` made.
+    fn beside<T>(
+        target: &Path,
+        mut create: impl FnMut(&Path) -> io::Result<T>,
+    ) -> io::Result<(PathBuf, T)> {
         let name = target.file_name().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "the target has no file name")
         })?;
+        let directory = Self::directory_of(target);
         let mut attempt = 0u32;
         loop {
             let mut temporary = std::ffi::OsString::from(".");
             temporary.push(name);
             temporary.push(format!(".s3w-{}-{attempt}.part", std::process::id()));
             let path = directory.join(temporary);
-            // Readable too: a full-object hash (SHA) is checked by reading the file back.
-            match std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => {
-                    if len > 0 {
-                        file.set_len(len)?;
-                    }
-                    return Ok(Self {
-                        path,
-                        target,
-                        file: Arc::new(file),
-                        journal: None,
-                    });
-                }
+            match create(&path) {
+                Ok(made) => return Ok((path, made)),
                 Err(error) if error.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
                     attempt += 1;
                 }
@@ -419,31 +436,55 @@ impl TempFile {
         }
     }
 
-    /// Writes `chunks` into a new temporary file beside `target` and commits it, in one job
-    /// on the blocking pool: for a body small enough to be gathered first, one trip to the
-    /// pool instead of four (create, write, trim, commit), which with many small downloads
-    /// in flight cost more than the writes. On an error nothing is left beside `target`.
+    /// Writes `chunks` as `target`'s new contents, in one job on the blocking pool: for a
+    /// body small enough to be gathered first, one trip to the pool instead of four
+    /// (create, write, trim, commit), which with many small downloads in flight cost more
+    /// than the writes. On an error nothing is left beside `target`.
     async fn write_whole(target: &Path, chunks: Vec<Bytes>, sync: bool) -> Result<(), Error> {
         let target = target.to_path_buf();
-        tokio::task::spawn_blocking(move || {
-            let file = Self::create_now(target, 0)?;
-            let mut at = 0;
-            let written = chunks.iter().try_for_each(|chunk| {
-                write_all_at(&file.file, chunk, at)?;
-                at += chunk.len() as u64;
-                Ok::<_, io::Error>(())
-            });
-            match written.and_then(|()| file.commit_now(sync)) {
-                Ok(()) => Ok(()),
-                Err(error) => {
-                    let _ = std::fs::remove_file(&file.path);
-                    Err(error)
+        tokio::task::spawn_blocking(move || Self::write_whole_now(&target, &chunks, sync))
+            .await
+            .map_err(|e| Error::io(io::Error::other(e)))?
+            .map_err(Error::io)
+    }
+
+    /// [`TempFile::write_whole`] on the calling thread: on Linux into an unnamed file linked
+    /// under `target`'s name when complete ([`unnamed_file`]), elsewhere (or where the file
+    /// system cannot) into a named temporary file renamed over it.
+    fn write_whole_now(target: &Path, chunks: &[Bytes], sync: bool) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        match unnamed_file::write_and_link(&Self::directory_of(target), target, chunks, sync)? {
+            Linked::Done => return Self::sync_directory(target, sync),
+            Linked::TargetExists(file) => {
+                // Replacing a file takes a rename: linked under a temporary name first.
+                let (temporary, ()) = Self::beside(target, |path| {
+                    unnamed_file::link(&file, path).map_err(io::Error::from)
+                })?;
+                if let Err(error) = std::fs::rename(&temporary, target) {
+                    let _ = std::fs::remove_file(&temporary);
+                    return Err(error);
                 }
+                return Self::sync_directory(target, sync);
             }
-        })
-        .await
-        .map_err(|e| Error::io(io::Error::other(e)))?
-        .map_err(Error::io)
+            Linked::Unsupported => {}
+        }
+        Self::write_named(target, chunks, sync)
+    }
+
+    /// [`TempFile::write_whole_now`] through a named temporary file.
+    fn write_named(target: &Path, chunks: &[Bytes], sync: bool) -> io::Result<()> {
+        let file = Self::create_now(target.to_path_buf(), 0)?;
+        let mut at = 0;
+        let written = chunks.iter().try_for_each(|chunk| {
+            write_all_at(&file.file, chunk, at)?;
+            at += chunk.len() as u64;
+            Ok::<_, io::Error>(())
+        });
+        written
+            .and_then(|()| file.commit_now(sync))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&file.path);
+            })
     }
 
     /// Renames the file over the target, with `sync` after syncing its data and then
@@ -466,14 +507,18 @@ impl TempFile {
             self.file.sync_all()?;
         }
         std::fs::rename(&self.path, &self.target)?;
+        Self::sync_directory(&self.target, sync)
+    }
+
+    /// With `sync`, makes `target`'s entry in its directory durable (on Unix: elsewhere a
+    /// directory cannot be opened to be synced).
+    fn sync_directory(target: &Path, sync: bool) -> io::Result<()> {
         #[cfg(unix)]
-        if let Some(directory) = self
-            .target
-            .parent()
-            .filter(|p| sync && !p.as_os_str().is_empty())
-        {
-            std::fs::File::open(directory)?.sync_all()?;
+        if sync {
+            std::fs::File::open(Self::directory_of(target))?.sync_all()?;
         }
+        #[cfg(not(unix))]
+        let _ = (target, sync);
         Ok(())
     }
 
@@ -1784,5 +1829,78 @@ mod tests {
         ]));
         assert!(unsuffixed.is_none());
         assert!(announced(&headers(&[])).is_none());
+    }
+
+    fn entries(directory: &Path) -> Vec<String> {
+        let mut names: Vec<_> = std::fs::read_dir(directory)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A body written whole becomes the target's contents, new or replacing a file, synced
+    /// or not, by either way of writing it, and nothing else is left in the directory.
+    #[test]
+    fn a_body_written_whole_is_the_target_and_nothing_else() {
+        let chunks = [
+            Bytes::from_static(b"first chunk, "),
+            Bytes::from(vec![7u8; 70_000]),
+        ];
+        let expected: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
+        type Write = fn(&Path, &[Bytes], bool) -> io::Result<()>;
+        let ways: [(&str, Write); 2] = [
+            ("whole", TempFile::write_whole_now),
+            ("named", TempFile::write_named),
+        ];
+        for (way, write) in ways {
+            for sync in [false, true] {
+                let directory = tempfile::tempdir().unwrap();
+                let target = directory.path().join("object.bin");
+                write(&target, &chunks, sync).unwrap();
+                assert_eq!(
+                    std::fs::read(&target).unwrap(),
+                    expected,
+                    "{way}, sync {sync}"
+                );
+                write(&target, &chunks[..1], sync).unwrap();
+                assert_eq!(
+                    std::fs::read(&target).unwrap(),
+                    b"first chunk, ",
+                    "{way}, replaced"
+                );
+                assert_eq!(
+                    entries(directory.path()),
+                    ["object.bin"],
+                    "{way}, sync {sync}"
+                );
+            }
+        }
+        // A directory that does not exist: the error, and nothing made.
+        let directory = tempfile::tempdir().unwrap();
+        let target = directory.path().join("missing").join("object.bin");
+        let error = TempFile::write_whole_now(&target, &chunks, true).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+        assert!(entries(directory.path()).is_empty());
+    }
+
+    /// On Linux the body goes through an unnamed file: linked when the name is free, handed
+    /// back when it is taken, the file untouched until then.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_unnamed_file_is_linked_only_where_the_name_is_free() {
+        let directory = tempfile::tempdir().unwrap();
+        let target = directory.path().join("object.bin");
+        let chunks = [Bytes::from_static(b"new")];
+        let linked = unnamed_file::write_and_link(directory.path(), &target, &chunks, true);
+        assert!(matches!(linked, Ok(Linked::Done)), "{linked:?}");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        std::fs::write(&target, b"old").unwrap();
+        let linked = unnamed_file::write_and_link(directory.path(), &target, &chunks, false);
+        assert!(matches!(linked, Ok(Linked::TargetExists(_))), "{linked:?}");
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        drop(linked);
+        assert_eq!(entries(directory.path()), ["object.bin"]);
     }
 }

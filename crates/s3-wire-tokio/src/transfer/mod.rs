@@ -33,6 +33,8 @@ mod multipart;
 mod progress;
 mod source;
 mod sweep;
+#[cfg(target_os = "linux")]
+mod unnamed_file;
 mod upload;
 mod wake;
 
