@@ -4,9 +4,10 @@
 //!
 //! To a file, ranges are written by position into a temporary file beside the target as
 //! they arrive; the file is synced and renamed over the target only once everything
-//! arrived and checked out, so a failed download never leaves a half-written target. To a
-//! writer, ranges are delivered in order through the planner's reorder window, inside the
-//! client's memory budget.
+//! arrived and checked out, so a failed download never leaves a half-written target (on
+//! Linux a body small enough for one write batch goes into an unnamed file linked under
+//! the target's name instead: `unnamed_file.rs`). To a writer, ranges are delivered in
+//! order through the planner's reorder window, inside the client's memory budget.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
