@@ -21,9 +21,8 @@ use rustix::io::Errno;
 
 use crate::transfer::file_writer::write_all_at;
 
-/// Set once linking an unnamed file failed for a reason other than the target existing (no
-/// `/proc`, a sandbox refusing `linkat`): the process then stops writing bodies it cannot
-/// link.
+/// Set once linking an unnamed file failed in a way every later link would (no `/proc`, a
+/// sandbox refusing `linkat`): the process then stops writing bodies it cannot link.
 static CANNOT_LINK: AtomicBool = AtomicBool::new(false);
 
 /// What [`write_and_link`] did.
@@ -73,8 +72,13 @@ pub(super) fn write_and_link(
     match link(&file, target) {
         Ok(()) => Ok(Linked::Done),
         Err(Errno::EXIST) => Ok(Linked::TargetExists(file)),
-        Err(_) => {
-            CANNOT_LINK.store(true, Ordering::Relaxed);
+        Err(errno) => {
+            // A directory removed meanwhile fails this file only (the named path reports it).
+            let every_link_would = matches!(errno, Errno::PERM | Errno::NOSYS | Errno::ACCESS)
+                || !Path::new("/proc/self/fd").is_dir();
+            if every_link_would {
+                CANNOT_LINK.store(true, Ordering::Relaxed);
+            }
             Ok(Linked::Unsupported)
         }
     }
