@@ -34,7 +34,7 @@ use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure
 use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::download_resume::{self, Identity, Journal};
-use crate::transfer::file_writer::{FileWriter, PositionedWriter, write_all_at};
+use crate::transfer::file_writer::{FileWriter, PositionedWriter, write_chunks_at};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
 use crate::transfer::journal;
@@ -475,13 +475,7 @@ impl TempFile {
     /// [`TempFile::write_whole_now`] through a named temporary file.
     fn write_named(target: &Path, chunks: &[Bytes], sync: bool) -> io::Result<()> {
         let file = Self::create_now(target.to_path_buf(), 0)?;
-        let mut at = 0;
-        let written = chunks.iter().try_for_each(|chunk| {
-            write_all_at(&file.file, chunk, at)?;
-            at += chunk.len() as u64;
-            Ok::<_, io::Error>(())
-        });
-        written
+        write_chunks_at(&file.file, chunks, 0)
             .and_then(|()| file.commit_now(sync))
             .inspect_err(|_| {
                 let _ = std::fs::remove_file(&file.path);

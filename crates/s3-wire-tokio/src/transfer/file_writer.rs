@@ -31,12 +31,7 @@ impl FileWriter {
         let (jobs, mut queue) = tokio::sync::mpsc::unbounded_channel::<WriteJob>();
         tokio::task::spawn_blocking(move || {
             while let Some(job) = queue.blocking_recv() {
-                let mut at = job.offset;
-                let written = job.chunks.iter().try_for_each(|chunk| {
-                    write_all_at(&file, chunk, at)?;
-                    at += chunk.len() as u64;
-                    Ok(())
-                });
+                let written = write_chunks_at(&file, &job.chunks, job.offset);
                 // Nobody waits any more when the range was given up.
                 let _ = job.done.send(written);
             }
@@ -135,6 +130,20 @@ impl PositionedWriter {
 }
 
 /// Writes all of `data` at `offset` of `file`.
+/// Writes `chunks` back to back into `file` from `offset`.
+pub(crate) fn write_chunks_at(
+    file: &std::fs::File,
+    chunks: &[Bytes],
+    offset: u64,
+) -> io::Result<()> {
+    let mut at = offset;
+    chunks.iter().try_for_each(|chunk| {
+        write_all_at(file, chunk, at)?;
+        at += chunk.len() as u64;
+        Ok(())
+    })
+}
+
 pub(crate) fn write_all_at(file: &std::fs::File, data: &[u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use rustix::fs::{AtFlags, CWD, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::transfer::file_writer::write_all_at;
+use crate::transfer::file_writer::write_chunks_at;
 
 /// Set once linking an unnamed file failed in a way every later link would (no `/proc`, a
 /// sandbox refusing `linkat`): the process then stops writing bodies it cannot link.
@@ -61,11 +61,7 @@ pub(super) fn write_and_link(
         return Ok(Linked::Unsupported);
     };
     let file = File::from(fd);
-    let mut at = 0;
-    for chunk in chunks {
-        write_all_at(&file, chunk, at)?;
-        at += chunk.len() as u64;
-    }
+    write_chunks_at(&file, chunks, 0)?;
     if sync {
         file.sync_all()?;
     }
