@@ -34,7 +34,7 @@ use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure
 use crate::object_body::ObjectBody;
 use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::download_resume::{self, Identity, Journal};
-use crate::transfer::file_writer::{FileWriter, PositionedWriter, write_chunks_at};
+use crate::transfer::file_writer::{FileWriter, PositionedWriter, WriterEnd, write_chunks_at};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
 use crate::transfer::journal;
@@ -779,12 +779,17 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
     };
     let scheduler = DownloadScheduler::resume(size, &download, present)
         .map_err(|e| fail(crate::transfer::plan_error(e)))?;
+    let (writer, writer_end) = file
+        .as_ref()
+        .map(|f| FileWriter::start_with_end(f.file.clone()))
+        .unzip();
     let mut driver = Driver {
         pinned,
         control: control.clone(),
         scheduler,
         mode,
-        file: file.as_ref().map(|f| FileWriter::start(f.file.clone())),
+        file: writer,
+        writer_end,
         file_memory,
         // Ranges are checksummed when their values combine (CRCs) or are the parts'.
         range_algorithm,
@@ -811,6 +816,7 @@ async fn run(builder: DownloadBuilder, control: Arc<Control>) -> Result<Download
         largest_range,
     };
     let result = driver.run(&mut sink).await;
+    driver.stop_writing().await;
     let last = driver.last.take();
     // The journal holds every range written before the verdict (a failure keeps it).
     if let Some(journal) = driver.journal.take() {
@@ -1352,6 +1358,8 @@ struct Driver {
     mode: Mode,
     /// The writer of the temporary file, for a download to a file.
     file: Option<FileWriter>,
+    /// That writer's end ([`Driver::stop_writing`]).
+    writer_end: Option<WriterEnd>,
     file_memory: FileMemory,
     /// The algorithm each range is checksummed with, if any.
     range_algorithm: Option<ChecksumAlgorithm>,
@@ -1419,6 +1427,18 @@ impl Driver {
             self.last = Some((progress.clone(), len));
         } else {
             progress.commit(len);
+        }
+    }
+
+    /// Ends the ranges still in flight (a failed download leaves some) and waits until the
+    /// file's writer has let go of the file: once the download returns, nothing of it
+    /// writes there any more, and the part file's lock, which goes with the last handle to
+    /// the file, is free for a rerun in the same process to continue it.
+    async fn stop_writing(&mut self) {
+        self.waits.tasks.shutdown().await;
+        self.file = None;
+        if let Some(end) = self.writer_end.take() {
+            end.wait().await;
         }
     }
 

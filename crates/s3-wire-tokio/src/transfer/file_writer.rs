@@ -25,18 +25,36 @@ struct WriteJob {
     done: tokio::sync::oneshot::Sender<io::Result<()>>,
 }
 
+/// The end of a [`FileWriter`]'s task, which holds the file until every handle to the
+/// writer is dropped and the jobs queued are written.
+pub(crate) struct WriterEnd(tokio::task::JoinHandle<()>);
+
+impl WriterEnd {
+    /// Waits until the writer has let go of the file.
+    pub(crate) async fn wait(self) {
+        // A writer that panicked has let go of it too.
+        let _ = self.0.await;
+    }
+}
+
 impl FileWriter {
     /// Starts the writer of `file`; it ends once every handle to it is dropped.
     pub(crate) fn start(file: Arc<std::fs::File>) -> Self {
+        Self::start_with_end(file).0
+    }
+
+    /// [`FileWriter::start`], with the writer's end, for a caller that must know when the
+    /// file is no longer written (a download's part file, locked while anything holds it).
+    pub(crate) fn start_with_end(file: Arc<std::fs::File>) -> (Self, WriterEnd) {
         let (jobs, mut queue) = tokio::sync::mpsc::unbounded_channel::<WriteJob>();
-        tokio::task::spawn_blocking(move || {
+        let task = tokio::task::spawn_blocking(move || {
             while let Some(job) = queue.blocking_recv() {
                 let written = write_chunks_at(&file, &job.chunks, job.offset);
                 // Nobody waits any more when the range was given up.
                 let _ = job.done.send(written);
             }
         });
-        Self { jobs }
+        (Self { jobs }, WriterEnd(task))
     }
 
     /// Queues `chunks` for writing at `offset`; the answer comes once they are in the file.
@@ -129,7 +147,6 @@ impl PositionedWriter {
     }
 }
 
-/// Writes all of `data` at `offset` of `file`.
 /// Writes `chunks` back to back into `file` from `offset`.
 pub(crate) fn write_chunks_at(
     file: &std::fs::File,
@@ -144,6 +161,7 @@ pub(crate) fn write_chunks_at(
     })
 }
 
+/// Writes all of `data` at `offset` of `file`.
 pub(crate) fn write_all_at(file: &std::fs::File, data: &[u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
@@ -203,6 +221,25 @@ mod tests {
         expected[3..16].copy_from_slice(b"abcdefghijklm");
         expected[20..27].copy_from_slice(b"NOPQRST");
         assert_eq!(std::fs::read(&path).unwrap(), expected);
+    }
+
+    #[tokio::test]
+    async fn the_writer_lets_go_of_the_file_by_its_end_and_writes_what_was_queued() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("target");
+        std::fs::write(&path, b"....").unwrap();
+        let file = open(&path, true);
+        let (writer, end) = FileWriter::start_with_end(file.clone());
+        // Queued, then given up: nobody waits for the answer.
+        drop(writer.write(1, vec![Bytes::from("ab")]));
+        drop(writer);
+        end.wait().await;
+        assert_eq!(
+            Arc::strong_count(&file),
+            1,
+            "the writer still holds the file"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b".ab.");
     }
 
     #[tokio::test]

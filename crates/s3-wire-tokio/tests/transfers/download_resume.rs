@@ -298,6 +298,10 @@ async fn a_download_failed_by_the_network_is_kept_and_continued() {
     let kept = bytes_in(&journaled(&target));
     assert!(kept >= 4 * RANGE, "{kept}");
     assert!(!target.exists());
+    // Nothing of the failed download holds its part file any more: the rerun can lock it.
+    let part = directory.path().join(".flaky.s3w-download.part");
+    let free = std::fs::File::open(&part).unwrap().try_lock();
+    assert!(free.is_ok(), "the part file is still locked: {free:?}");
 
     store.set_faults(FaultPlan::none());
     let got = download(&client, "flaky", &target).await.unwrap();

@@ -251,7 +251,10 @@ pub fn run_until_crash<T: Send + 'static>(
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;
             }
         });
-        runtime.shutdown_background();
+        // Dropping the runtime drops its tasks unpolled, then waits for its blocking
+        // threads, which a crash would have ended too: a file writer still holding a part
+        // file (and its lock) would turn the rerun away from it.
+        drop(runtime);
         // The driver is gone with its runtime: this cancellation reaches nobody.
         drop(handle);
     })
