@@ -402,14 +402,6 @@ impl TempFile {
         })
     }
 
-    /// `target`'s directory (`.` for a bare file name).
-    fn directory_of(target: &Path) -> PathBuf {
-        match target.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        }
-    }
-
     /// Makes an entry under a free temporary name beside `target` with `create`, which
     /// fails with `AlreadyExists` where the name is taken; returns the name and what
     /// `create` made.
@@ -420,7 +412,7 @@ impl TempFile {
         let name = target.file_name().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "the target has no file name")
         })?;
-        let directory = Self::directory_of(target);
+        let directory = journal::directory_of(target);
         let mut attempt = 0u32;
         loop {
             let mut temporary = std::ffi::OsString::from(".");
@@ -454,7 +446,7 @@ impl TempFile {
     /// system cannot) into a named temporary file renamed over it.
     fn write_whole_now(target: &Path, chunks: &[Bytes], sync: bool) -> io::Result<()> {
         #[cfg(target_os = "linux")]
-        match unnamed_file::write_and_link(&Self::directory_of(target), target, chunks, sync)? {
+        match unnamed_file::write_and_link(&journal::directory_of(target), target, chunks, sync)? {
             Linked::Done => return Self::sync_directory(target, sync),
             Linked::TargetExists(file) => {
                 // Replacing a file takes a rename: linked under a temporary name first.
@@ -510,7 +502,7 @@ impl TempFile {
     fn sync_directory(target: &Path, sync: bool) -> io::Result<()> {
         #[cfg(unix)]
         if sync {
-            std::fs::File::open(Self::directory_of(target))?.sync_all()?;
+            std::fs::File::open(journal::directory_of(target))?.sync_all()?;
         }
         #[cfg(not(unix))]
         let _ = (target, sync);

@@ -30,7 +30,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, TransferErrorKind};
-use crate::transfer::journal;
+use crate::transfer::journal::{self, directory_of};
 
 const HEADER: &str = "s3-wire-download-journal 1";
 
@@ -126,14 +126,6 @@ fn merge(done: &mut Vec<Range<u64>>, range: Range<u64>) {
         merged = merged.start.min(next.start)..merged.end.max(next.end);
     }
     done.insert(at, merged);
-}
-
-/// The directory of `target`.
-fn directory_of(target: &Path) -> PathBuf {
-    match target.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// The part file and journal of downloads to `target`.

@@ -181,11 +181,17 @@ pub(crate) async fn write(path: PathBuf, text: String) -> Result<(), Error> {
         .map_err(|(path, error)| journal_error(&path, format!("writing it failed: {error}")))
 }
 
-fn write_blocking(path: &Path, text: &str) -> io::Result<()> {
-    let directory = match path.parent() {
+/// The directory holding `path` (`.` for a bare file name): where a journal's, a part
+/// file's or a download's temporary entries go, and what is synced after they change.
+pub(crate) fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
-    };
+    }
+}
+
+fn write_blocking(path: &Path, text: &str) -> io::Result<()> {
+    let directory = directory_of(path);
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

@@ -80,12 +80,13 @@ pub struct TransferOptions {
     pub limits: PartLimits,
     /// Whether a download to a file is synced to storage before it reports success
     /// (default: yes): the file's data, then, after its rename over the target (or its
-    /// link under the target's name), the directory. Off, the download ends when the bytes are in the page cache: much faster
-    /// for many small files (two `fsync` calls per file are most of their cost on disk,
-    /// `docs/performance.md`), as the AWS CLI and object_store write, but a crash of the
-    /// machine soon after may lose the file or leave it short, under the target's name. The
-    /// file still appears only whole and checked while the machine runs, and the resume
-    /// journal of a parallel download still syncs what it records.
+    /// link under the target's name), the directory. Off, the download ends when the bytes
+    /// are in the page cache: much faster for many small files (two `fsync` calls per file
+    /// are most of their cost on disk, `docs/performance.md`), as the AWS CLI and
+    /// object_store write, but a crash of the machine soon after may lose the file or leave
+    /// it short, under the target's name. The file still appears only whole and checked
+    /// while the machine runs, and the resume journal of a parallel download still syncs
+    /// what it records.
     pub sync_files: bool,
 }
 
