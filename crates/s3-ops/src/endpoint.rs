@@ -1,23 +1,34 @@
 //! Where requests go: AWS regional endpoints or custom S3-compatible URLs, and how a
 //! bucket is addressed (path-style or virtual-hosted).
+//!
+//! [`Endpoint::address`] is the AWS SDKs' S3 endpoint rule set written out by hand, branch
+//! for branch in the rule set's order (testdata/aws-endpoint-rules, with AWS's 393 official
+//! cases run against it in tests/endpoint_rules.rs): the configuration's own errors first,
+//! then S3 Express names, Outposts access point aliases, general-purpose buckets, ARNs,
+//! Object Lambda's WriteGetObjectResponse and requests without a bucket.
 
 use http::Uri;
 
 use crate::error::{Error, InvalidInput};
-use crate::names::{BucketKind, BucketName, ObjectKey};
+use crate::names::{
+    BucketKind, BucketName, ObjectKey, is_beta_outposts_alias, is_valid_host_label,
+};
+use crate::partition::{self, Partition};
 use crate::signing::SigningScope;
 
 /// How the bucket appears in a request URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum AddressingStyle {
-    /// Virtual-hosted for AWS when the bucket name is DNS-compatible (and, over HTTPS,
-    /// has no dots, which the wildcard certificate would not cover); path-style for custom
-    /// endpoints.
+    /// Virtual-hosted for AWS when the bucket name can be a host label (and has no dots,
+    /// which the wildcard certificate would not cover); path-style for custom endpoints,
+    /// which often serve no per-bucket host names (MinIO, Ceph, local test servers).
     #[default]
     Auto,
-    /// `https://host/bucket/key`.
+    /// `https://host/bucket/key` (the SDKs' `force_path_style`).
     Path,
-    /// `https://bucket.host/key`.
+    /// `https://bucket.host/key` wherever the name allows it, path-style otherwise (a name
+    /// that is no host label, an IP-address endpoint): what the AWS SDKs do without
+    /// `force_path_style`, on AWS and on custom endpoints alike.
     VirtualHosted,
 }
 
@@ -39,27 +50,19 @@ impl Scheme {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Provider {
-    Aws {
-        dual_stack: bool,
-        fips: bool,
-        accelerate: bool,
-    },
-    Custom,
-}
-
 /// Where an operation is served, when the bucket alone does not say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Route {
     /// Object-level (data plane): the bucket's own host.
     Data,
     /// Bucket-level (control plane: CreateBucket, DeleteBucket, bucket configuration): a
-    /// directory bucket's is its region's `s3express-control` endpoint, path-style; Transfer
-    /// Acceleration does not apply.
+    /// directory bucket's is its region's `s3express-control` endpoint, path-style, signed
+    /// with the caller's credentials; Transfer Acceleration does not apply.
     BucketControl,
     /// The S3 Express control endpoint without a bucket (ListDirectoryBuckets).
     DirectoryControl,
+    /// S3 Object Lambda's own endpoint without a bucket (WriteGetObjectResponse).
+    ObjectLambda,
 }
 
 /// The URI of one request and how it must be signed.
@@ -67,6 +70,10 @@ pub(crate) struct Address {
     pub(crate) uri: Uri,
     pub(crate) signing: SigningScope,
 }
+
+/// The pseudo-region of the legacy global endpoint `s3.amazonaws.com`, signed for
+/// `us-east-1` (as the AWS SDKs treat it).
+const AWS_GLOBAL: &str = "aws-global";
 
 /// A service endpoint: scheme, host, optional base path, signing region and addressing style.
 ///
@@ -83,21 +90,31 @@ pub(crate) struct Address {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Endpoint {
     scheme: Scheme,
-    /// Host with optional `:port`, lower-case.
+    /// Host with optional `:port`, lower-case: the custom endpoint's, or the AWS host of
+    /// requests without a bucket.
     authority: String,
     /// Empty, or `/segment[/segment...]` without a trailing slash.
     base_path: String,
+    /// As configured (`aws-global` included).
     region: String,
     style: AddressingStyle,
-    provider: Provider,
+    custom: bool,
+    fips: bool,
+    dual_stack: bool,
+    accelerate: bool,
     /// Whether a request to an access point ARN of another region than `region` goes to
     /// (and is signed for) the ARN's region, or fails.
     use_arn_region: bool,
+    /// `us-east-1` on the legacy global host `s3.amazonaws.com`.
+    global_endpoint: bool,
+    multi_region_access_points: bool,
+    express_session_auth: bool,
 }
 
 impl Endpoint {
     /// The AWS regional endpoint `https://s3.<region>.amazonaws.com` (the partition's DNS
-    /// suffix, such as `.amazonaws.com.cn` for China regions).
+    /// suffix, such as `.amazonaws.com.cn` for China regions). `aws-global` names the
+    /// legacy global endpoint `https://s3.amazonaws.com`, signed for `us-east-1`.
     pub fn aws(region: &str) -> Result<Self, Error> {
         validate_region(region)?;
         let mut endpoint = Endpoint {
@@ -106,12 +123,14 @@ impl Endpoint {
             base_path: String::new(),
             region: region.to_owned(),
             style: AddressingStyle::Auto,
-            provider: Provider::Aws {
-                dual_stack: false,
-                fips: false,
-                accelerate: false,
-            },
+            custom: false,
+            fips: false,
+            dual_stack: false,
+            accelerate: false,
             use_arn_region: true,
+            global_endpoint: false,
+            multi_region_access_points: true,
+            express_session_auth: true,
         };
         endpoint.refresh_aws_host();
         Ok(endpoint)
@@ -125,7 +144,7 @@ impl Endpoint {
         validate_region(region)?;
         let invalid = |reason: &str| {
             Error::from(InvalidInput::Endpoint {
-                reason: format!("{url:?}: {reason}"),
+                reason: format!("custom endpoint {url:?} is not a valid URL: {reason}"),
             })
         };
         let uri: Uri = url
@@ -161,38 +180,40 @@ impl Endpoint {
             base_path: base_path.to_owned(),
             region: region.to_owned(),
             style: AddressingStyle::Auto,
-            provider: Provider::Custom,
+            custom: true,
+            fips: false,
+            dual_stack: false,
+            accelerate: false,
             use_arn_region: true,
+            global_endpoint: false,
+            multi_region_access_points: true,
+            express_session_auth: true,
         })
     }
 
-    /// Uses the dual-stack (IPv4 + IPv6) AWS hosts. No effect on custom endpoints.
+    /// Uses the dual-stack (IPv4 + IPv6) AWS hosts. A custom endpoint then refuses every
+    /// request (it names its own host).
     pub fn with_dual_stack(mut self, enabled: bool) -> Self {
-        if let Provider::Aws { dual_stack, .. } = &mut self.provider {
-            *dual_stack = enabled;
-        }
+        self.dual_stack = enabled;
         self.refresh_aws_host();
         self
     }
 
-    /// Uses the FIPS 140 AWS hosts. No effect on custom endpoints. Only some regions have
-    /// them: requests through this endpoint fail before sending anywhere else (see
-    /// [`Endpoint::check`]).
+    /// Uses the FIPS 140 AWS hosts (`s3-fips.<region>`, ...). The China partition has none,
+    /// and a custom endpoint names its own host: requests through such an endpoint fail
+    /// before sending anywhere else (see [`Endpoint::check`]).
     pub fn with_fips(mut self, enabled: bool) -> Self {
-        if let Provider::Aws { fips, .. } = &mut self.provider {
-            *fips = enabled;
-        }
+        self.fips = enabled;
         self.refresh_aws_host();
         self
     }
 
     /// Sends object requests to S3 Transfer Acceleration
-    /// (`<bucket>.s3-accelerate[.dualstack].amazonaws.com`). Bucket-level operations keep
-    /// the regional host. No effect on custom endpoints.
+    /// (`<bucket>.s3-accelerate[.dualstack].amazonaws.com`). Bucket-level operations and
+    /// requests without a bucket keep the regional host. A custom endpoint then refuses
+    /// every request.
     pub fn with_accelerate(mut self, enabled: bool) -> Self {
-        if let Provider::Aws { accelerate, .. } = &mut self.provider {
-            *accelerate = enabled;
-        }
+        self.accelerate = enabled;
         self
     }
 
@@ -202,6 +223,31 @@ impl Endpoint {
     /// always fails.
     pub fn with_use_arn_region(mut self, enabled: bool) -> Self {
         self.use_arn_region = enabled;
+        self
+    }
+
+    /// Sends `us-east-1` requests to the legacy global endpoint `s3.amazonaws.com` instead
+    /// of `s3.us-east-1.amazonaws.com` (the SDKs' `s3_us_east_1_regional_endpoint = legacy`,
+    /// `AWS_S3_US_EAST_1_REGIONAL_ENDPOINT=legacy`). No effect in other regions, with FIPS
+    /// or dual-stack, or on a custom endpoint.
+    pub fn with_global_endpoint(mut self, enabled: bool) -> Self {
+        self.global_endpoint = enabled;
+        self.refresh_aws_host();
+        self
+    }
+
+    /// Whether requests to Multi-Region Access Point ARNs are allowed (the default); off, as
+    /// the SDKs' `s3_disable_multiregion_access_points`, they fail before sending.
+    pub fn with_multi_region_access_points(mut self, enabled: bool) -> Self {
+        self.multi_region_access_points = enabled;
+        self
+    }
+
+    /// Whether requests to S3 Express One Zone directory buckets (and their access points)
+    /// are signed with session credentials from CreateSession (the default), or with the
+    /// caller's own credentials, as the SDKs' `s3_disable_express_session_auth` does.
+    pub fn with_s3_express_session_auth(mut self, enabled: bool) -> Self {
+        self.express_session_auth = enabled;
         self
     }
 
@@ -220,9 +266,13 @@ impl Endpoint {
         Ok(self)
     }
 
-    /// The signing region.
+    /// The signing region (`us-east-1` for the pseudo-region `aws-global`).
     pub fn region(&self) -> &str {
-        &self.region
+        if self.region == AWS_GLOBAL {
+            "us-east-1"
+        } else {
+            &self.region
+        }
     }
 
     /// The host (with port, if any) that requests without a bucket go to.
@@ -247,48 +297,36 @@ impl Endpoint {
 
     /// True for AWS endpoints made by [`Endpoint::aws`].
     pub fn is_aws(&self) -> bool {
-        matches!(self.provider, Provider::Aws { .. })
+        !self.custom
     }
 
-    /// Whether FIPS, dual-stack and Transfer Acceleration hosts are used (all false for a
-    /// custom endpoint).
+    /// Whether FIPS, dual-stack and Transfer Acceleration hosts are asked for.
     pub fn variants(&self) -> (bool, bool, bool) {
-        match self.provider {
-            Provider::Aws {
-                fips,
-                dual_stack,
-                accelerate,
-            } => (fips, dual_stack, accelerate),
-            Provider::Custom => (false, false, false),
-        }
+        (self.fips, self.dual_stack, self.accelerate)
     }
 
-    /// Fails for combinations of FIPS, dual-stack and Transfer Acceleration AWS does not
-    /// offer in this endpoint's region: FIPS where S3 has no FIPS host (and never with
-    /// acceleration), dual-stack in a partition without IPv6 hosts, acceleration outside
-    /// the commercial partition. Every request checks it before it is built.
+    /// Whether requests to S3 Express buckets are signed with session credentials.
+    pub fn s3_express_session_auth(&self) -> bool {
+        self.express_session_auth
+    }
+
+    /// Fails for combinations AWS does not offer: Transfer Acceleration with FIPS, a custom
+    /// endpoint with any of FIPS, dual-stack or acceleration, FIPS in the China partition.
+    /// Every request checks it before it is built.
     pub fn check(&self) -> Result<(), Error> {
-        let Provider::Aws {
-            dual_stack,
-            fips,
-            accelerate,
-        } = self.provider
-        else {
-            return Ok(());
-        };
-        let partition = crate::partition::of_region(&self.region);
-        let fips_regions = crate::partition::S3_FIPS_REGIONS;
-        let reason = if fips && accelerate {
-            "Transfer Acceleration has no FIPS endpoint: turn one of them off".to_owned()
-        } else if fips && !fips_regions.contains(&self.region.as_str()) {
-            format!(
-                "S3 has no FIPS endpoint in this region (FIPS hosts exist in {})",
-                fips_regions.join(", ")
-            )
-        } else if dual_stack && !partition.dual_stack {
-            "this region's partition has no dual-stack S3 endpoints".to_owned()
-        } else if accelerate && partition.name != "aws" {
-            "Transfer Acceleration exists only in the commercial AWS regions".to_owned()
+        let reason = if self.accelerate && self.fips {
+            "Transfer Acceleration cannot be used with FIPS: turn one of them off"
+        } else if self.custom && self.dual_stack {
+            "dual-stack cannot be combined with a custom endpoint (it names its own host): \
+             turn dual-stack off or remove the endpoint URL"
+        } else if self.custom && self.fips {
+            "a custom endpoint cannot be combined with FIPS (FIPS chooses AWS's own hosts): \
+             turn FIPS off or remove the endpoint URL"
+        } else if self.custom && self.accelerate {
+            "a custom endpoint cannot be combined with S3 Transfer Acceleration: turn \
+             acceleration off or remove the endpoint URL"
+        } else if self.fips && self.partition().name == "aws-cn" {
+            "the partition of this region (aws-cn) does not support FIPS endpoints"
         } else {
             return Ok(());
         };
@@ -299,43 +337,10 @@ impl Endpoint {
     }
 
     /// Whether `bucket` is put into the host name (resolving [`AddressingStyle::Auto`]).
-    /// Fails if virtual-hosted addressing is forced for a name that cannot be a DNS label,
-    /// or path-style for a name that only has a virtual-hosted form.
-    ///
-    /// Access points of every kind, their aliases and directory buckets are always in the
-    /// host name: AWS offers no path-style form for them.
+    /// Fails where the rules refuse the combination (path-style for an ARN, for instance).
     pub fn uses_virtual_host(&self, bucket: &BucketName) -> Result<bool, Error> {
-        let only_virtual = |what: &str| -> Result<bool, Error> {
-            match self.style {
-                AddressingStyle::Path if self.is_aws() => Err(InvalidInput::Endpoint {
-                    reason: format!("{what} cannot be addressed path-style"),
-                }
-                .into()),
-                _ => Ok(true),
-            }
-        };
-        match bucket.kind() {
-            BucketKind::MultiRegionAccessPoint { .. } => {
-                self.check_multi_region_access_point().map(|()| true)
-            }
-            BucketKind::AccessPoint(_) | BucketKind::ObjectLambdaAccessPoint(_) => {
-                only_virtual("an access point ARN")
-            }
-            BucketKind::AccessPointAlias if self.is_aws() => only_virtual("an access point alias"),
-            BucketKind::Directory { .. } if self.is_aws() => Ok(true),
-            _ => match self.style {
-                AddressingStyle::Path => Ok(false),
-                AddressingStyle::VirtualHosted if bucket.is_dns_compatible() => Ok(true),
-                AddressingStyle::VirtualHosted => Err(InvalidInput::BucketName {
-                    name: bucket.as_str().to_owned(),
-                    reason: "cannot be used with virtual-hosted addressing (not DNS-compatible)",
-                }
-                .into()),
-                AddressingStyle::Auto => Ok(self.is_aws()
-                    && bucket.is_dns_compatible()
-                    && !(self.scheme == Scheme::Https && bucket.as_str().contains('.'))),
-            },
-        }
+        let address = self.address(Some(bucket), None, "", Route::Data, false, None)?;
+        Ok(address.uri.host() != Some(self.host_without_port()))
     }
 
     /// The request URI for an optional bucket and key plus an already-encoded query string
@@ -348,170 +353,565 @@ impl Endpoint {
         key: Option<&ObjectKey>,
         query: &str,
     ) -> Result<Uri, Error> {
-        self.address(bucket, key, query, Route::Data, false)
-            .map(|address| address.uri)
+        self.address(
+            bucket,
+            key.map(ObjectKey::as_str),
+            query,
+            Route::Data,
+            false,
+            None,
+        )
+        .map(|address| address.uri)
     }
 
-    /// The URI of a request and the signature it needs. `iam_auth` signs a request to a
-    /// directory bucket with the caller's credentials instead of the bucket's session
-    /// credentials (CreateSession itself, CopyObject, HeadBucket).
+    /// The URI of a request and the signature it needs. `key` is the object key (or a fixed
+    /// path such as `WriteGetObjectResponse`); `iam_auth` signs a request to an S3 Express
+    /// bucket with the caller's credentials instead of the bucket's session credentials
+    /// (CreateSession itself, CopyObject, HeadBucket); `host_prefix` goes in front of the
+    /// host (WriteGetObjectResponse's request route).
     pub(crate) fn address(
         &self,
         bucket: Option<&BucketName>,
-        key: Option<&ObjectKey>,
+        key: Option<&str>,
         query: &str,
         route: Route,
         iam_auth: bool,
+        host_prefix: Option<&str>,
     ) -> Result<Address, Error> {
         self.check()?;
-        let (_, dual_stack, accelerate) = self.variants();
-        let mut signing = SigningScope::default();
-        let mut host = String::with_capacity(self.authority.len() + 64);
-        let mut path = String::with_capacity(
-            self.base_path.len() + 2 + key.map_or(0, |k| k.as_str().len() * 3) + 64,
-        );
-        path.push_str(&self.base_path);
-        path.push('/');
-        let mut path_style_bucket = None;
+        let mut target = Target::new(self);
+        target.host_prefix = host_prefix;
         match bucket {
-            None if route == Route::DirectoryControl => {
-                signing = signing.for_service("s3express");
-                self.push_directory_control_host(&mut host);
-            }
-            None => host.push_str(&self.authority),
+            None => self.address_service(route, &mut target)?,
             Some(bucket) => match bucket.kind() {
-                BucketKind::MultiRegionAccessPoint { alias } => {
-                    self.check_multi_region_access_point()?;
-                    if accelerate {
-                        return Err(
-                            self.unsupported("Multi-Region Access Points", "Transfer Acceleration")
-                        );
-                    }
-                    signing = signing.for_every_region();
-                    host.push_str(alias);
-                    host.push_str(MRAP_HOST_SUFFIX);
+                BucketKind::Directory { zone_id }
+                | BucketKind::DirectoryAccessPoint { zone_id } => {
+                    self.address_express(bucket, zone_id, route, iam_auth, &mut target)?
                 }
-                BucketKind::AccessPoint(arn) | BucketKind::ObjectLambdaAccessPoint(arn) => {
-                    let object_lambda =
-                        matches!(bucket.kind(), BucketKind::ObjectLambdaAccessPoint(_));
-                    self.uses_virtual_host(bucket)?;
-                    if accelerate {
-                        return Err(self.unsupported("access points", "Transfer Acceleration"));
-                    }
-                    if object_lambda && dual_stack {
-                        return Err(
-                            self.unsupported("Object Lambda access points", "dual-stack endpoints")
-                        );
-                    }
-                    self.check_arn_region(bucket, arn.region, arn.partition)?;
-                    let service = if object_lambda {
-                        "s3-object-lambda"
-                    } else {
-                        "s3"
-                    };
-                    signing = signing.in_region(arn.region, self).for_service(service);
-                    host.push_str(arn.name);
-                    host.push('-');
-                    host.push_str(arn.account_id);
-                    host.push('.');
-                    self.push_access_point_host(&mut host, object_lambda, arn.region);
+                BucketKind::OutpostsAccessPointAlias { outpost_id } => {
+                    self.address_outposts_alias(bucket, outpost_id, &mut target)?
                 }
-                BucketKind::Directory { zone_id } => {
-                    if dual_stack || accelerate {
-                        let variant = if dual_stack {
+                BucketKind::GeneralPurpose | BucketKind::AccessPointAlias => {
+                    self.address_bucket(bucket, route, &mut target)?
+                }
+                _ => self.address_arn(bucket, &mut target)?,
+            },
+        }
+        target.finish(key, query)
+    }
+
+    /// A request without a bucket: the service's regional host, the S3 Express control
+    /// endpoint, or Object Lambda's.
+    fn address_service(&self, route: Route, target: &mut Target) -> Result<(), Error> {
+        match route {
+            Route::DirectoryControl => {
+                target.signing = SigningScope::default()
+                    .in_region(&self.region, self)
+                    .for_service("s3express");
+                if !self.custom {
+                    target.host = self.variant_host("s3express-control", &self.region);
+                }
+            }
+            Route::ObjectLambda => {
+                self.require_region_labels()?;
+                if self.dual_stack || self.accelerate {
+                    return Err(self.unsupported(
+                        "S3 Object Lambda",
+                        if self.dual_stack {
                             "dual-stack endpoints"
                         } else {
                             "Transfer Acceleration"
-                        };
-                        return Err(
-                            self.unsupported("S3 Express One Zone directory buckets", variant)
-                        );
-                    }
-                    signing = signing.for_service("s3express");
-                    match route {
-                        Route::BucketControl | Route::DirectoryControl => {
-                            self.push_directory_control_host(&mut host);
-                            path_style_bucket = Some(bucket);
-                        }
-                        Route::Data => {
-                            if !iam_auth {
-                                signing = signing.with_session_of(bucket.as_str());
-                            }
-                            match self.provider {
-                                Provider::Custom if is_ip_authority(&self.authority) => {
-                                    host.push_str(&self.authority);
-                                    path_style_bucket = Some(bucket);
-                                }
-                                Provider::Custom => {
-                                    host.push_str(bucket.as_str());
-                                    host.push('.');
-                                    host.push_str(&self.authority);
-                                }
-                                Provider::Aws { fips, .. } => {
-                                    host.push_str(bucket.as_str());
-                                    host.push_str(if fips {
-                                        ".s3express-fips-"
-                                    } else {
-                                        ".s3express-"
-                                    });
-                                    host.push_str(zone_id);
-                                    host.push('.');
-                                    host.push_str(&self.region);
-                                    host.push('.');
-                                    host.push_str(
-                                        crate::partition::of_region(&self.region).dns_suffix,
-                                    );
-                                }
-                            }
-                        }
-                    }
+                        },
+                    ));
                 }
-                _ if accelerate && route == Route::Data => {
-                    if self.style == AddressingStyle::Path {
-                        return Err(
-                            self.unsupported("path-style addressing", "Transfer Acceleration")
-                        );
-                    }
-                    if !bucket.is_dns_compatible() || bucket.as_str().contains('.') {
-                        return Err(InvalidInput::BucketName {
-                            name: bucket.as_str().to_owned(),
-                            reason: "cannot be used with Transfer Acceleration (its hosts take a \
-                                     bucket name without '.' that is a DNS label)",
-                        }
-                        .into());
-                    }
-                    host.push_str(bucket.as_str());
-                    host.push_str(".s3-accelerate");
-                    if dual_stack {
-                        host.push_str(".dualstack");
-                    }
-                    host.push('.');
-                    host.push_str(crate::partition::of_region(&self.region).dns_suffix);
+                target.signing = SigningScope::default()
+                    .in_region(&self.region, self)
+                    .for_service("s3-object-lambda");
+                if !self.custom {
+                    target.host = self.variant_host("s3-object-lambda", &self.region);
                 }
-                _ if self.uses_virtual_host(bucket)? => {
-                    host.push_str(bucket.as_str());
-                    host.push('.');
-                    host.push_str(&self.authority);
-                }
-                _ => {
-                    host.push_str(&self.authority);
-                    path_style_bucket = Some(bucket);
-                }
-            },
-        }
-        if let Some(bucket) = path_style_bucket {
-            path.push_str(bucket.as_str());
-            if key.is_some() {
-                path.push('/');
             }
+            Route::Data | Route::BucketControl => self.require_region_labels()?,
+        }
+        Ok(())
+    }
+
+    /// An S3 Express One Zone directory bucket or access point: the zone's endpoint
+    /// (`<bucket>.s3express[-fips]-<zone>[.dualstack].<region>`), the control endpoint for a
+    /// directory bucket's bucket-level operations, or the custom endpoint's host.
+    fn address_express(
+        &self,
+        bucket: &BucketName,
+        zone_id: &str,
+        route: Route,
+        iam_auth: bool,
+        target: &mut Target,
+    ) -> Result<(), Error> {
+        if self.accelerate {
+            return Err(self.unsupported("S3 Express One Zone", "Transfer Acceleration"));
+        }
+        let control = route == Route::BucketControl;
+        let mut signing = SigningScope::default()
+            .in_region(&self.region, self)
+            .for_service("s3express");
+        if self.express_session_auth && !iam_auth && !control {
+            signing = signing.with_session_of(bucket.as_str());
+        }
+        target.signing = signing;
+        if self.custom {
+            if is_ip_authority(&self.authority) {
+                // The rules put the bucket before the endpoint's base path here.
+                target.path_bucket_before_base = true;
+                target.path_bucket = Some(bucket.as_str().to_owned());
+            } else {
+                target.host = format!("{bucket}.{}", self.authority);
+            }
+        } else if control && bucket.is_directory_bucket() {
+            target.host = self.variant_host("s3express-control", &self.region);
+            target.path_bucket = Some(bucket.as_str().to_owned());
+        } else if zone_id.is_empty() {
+            return Err(InvalidInput::BucketName {
+                name: bucket.as_str().to_owned(),
+                reason: crate::names::UNRECOGNIZED_EXPRESS_NAME,
+            }
+            .into());
+        } else {
+            let service = if self.fips {
+                format!("s3express-fips-{zone_id}")
+            } else {
+                format!("s3express-{zone_id}")
+            };
+            let dual = if self.dual_stack { ".dualstack" } else { "" };
+            target.host = format!(
+                "{bucket}.{service}{dual}.{}.{}",
+                self.region,
+                self.partition().dns_suffix
+            );
+        }
+        Ok(())
+    }
+
+    /// An S3 on Outposts access point alias: the Outpost's `s3-outposts` host in the
+    /// client's region (a beta Outpost's only through a custom endpoint), signed for
+    /// `s3-outposts`.
+    fn address_outposts_alias(
+        &self,
+        bucket: &BucketName,
+        outpost_id: Option<&str>,
+        target: &mut Target,
+    ) -> Result<(), Error> {
+        let outpost = match outpost_id {
+            Some(id) => format!("op-{id}"),
+            None => "ec2".to_owned(),
+        };
+        target.scheme = Scheme::Https;
+        target.without_base_path = true;
+        target.signing = SigningScope::default()
+            .in_region(&self.region, self)
+            .for_service("s3-outposts")
+            .for_every_region_or_own();
+        target.host = if is_beta_outposts_alias(bucket.as_str()) {
+            if !self.custom {
+                return Err(InvalidInput::Endpoint {
+                    reason: format!(
+                        "{bucket} is an access point alias of a beta Outpost, which is reached \
+                         only through an explicit endpoint: expected an endpoint to be \
+                         specified but none was found"
+                    ),
+                }
+                .into());
+            }
+            format!("{bucket}.{outpost}.{}", self.authority)
+        } else if self.custom {
+            // The rules would send it to the Outpost's AWS host, around the endpoint the
+            // client was given: refused instead.
+            return Err(InvalidInput::Endpoint {
+                reason: format!(
+                    "{bucket} is an Outposts access point alias, reached through its Outpost's \
+                     s3-outposts endpoint, not the custom endpoint {}: remove the endpoint URL",
+                    self.authority
+                ),
+            }
+            .into());
+        } else {
+            format!(
+                "{bucket}.{outpost}.s3-outposts.{}.{}",
+                self.region,
+                self.partition().dns_suffix
+            )
+        };
+        Ok(())
+    }
+
+    /// A general-purpose bucket (or access point alias): virtual-hosted where the style and
+    /// the name allow it, through Transfer Acceleration if asked, path-style otherwise.
+    fn address_bucket(
+        &self,
+        bucket: &BucketName,
+        route: Route,
+        target: &mut Target,
+    ) -> Result<(), Error> {
+        let virtual_allowed = match self.style {
+            AddressingStyle::Path => false,
+            AddressingStyle::Auto => !self.custom,
+            AddressingStyle::VirtualHosted => true,
+        };
+        // Dotted names over plain HTTP to a named custom host (the rules also put them in
+        // front of an IP address, which makes no host: kept in the path there).
+        let virtual_host = virtual_allowed
+            && (bucket.is_virtual_hostable(false)
+                || (self.custom
+                    && self.scheme == Scheme::Http
+                    && !is_ip_authority(&self.authority)
+                    && bucket.is_virtual_hostable(true)));
+        if !virtual_host {
+            if self.accelerate && route != Route::BucketControl {
+                return Err(InvalidInput::Endpoint {
+                    reason: format!(
+                        "path-style addressing cannot be used with S3 Transfer Acceleration \
+                         ({bucket:?} {})",
+                        if virtual_allowed {
+                            "is not a bucket name its hosts take: a DNS label without '.'"
+                        } else {
+                            "is addressed path-style by configuration"
+                        }
+                    ),
+                }
+                .into());
+            }
+            target.path_bucket = Some(bucket.as_str().to_owned());
+            return Ok(());
+        }
+        if !is_valid_host_label(&self.region, false) {
+            return Err(self.invalid_region());
+        }
+        if self.custom && is_ip_authority(&self.authority) {
+            target.path_bucket = Some(bucket.as_str().to_owned());
+        } else if self.accelerate && route != Route::BucketControl {
+            if self.partition().name == "aws-cn" {
+                return Err(InvalidInput::Endpoint {
+                    reason: format!(
+                        "S3 Transfer Acceleration cannot be used in this region ({}): the aws-cn \
+                         partition has none",
+                        self.region
+                    ),
+                }
+                .into());
+            }
+            let dual = match (self.dual_stack, self.region.as_str()) {
+                (false, _) => "",
+                // The rules' host for the global pseudo-region names us-east-1.
+                (true, AWS_GLOBAL) => ".dualstack.us-east-1",
+                (true, _) => ".dualstack",
+            };
+            target.host = format!(
+                "{bucket}.s3-accelerate{dual}.{}",
+                self.partition().dns_suffix
+            );
+        } else {
+            target.host = format!("{bucket}.{}", self.authority);
+        }
+        Ok(())
+    }
+
+    /// An access point, Object Lambda access point, Outposts access point or Multi-Region
+    /// Access Point ARN.
+    fn address_arn(&self, bucket: &BucketName, target: &mut Target) -> Result<(), Error> {
+        if self.style == AddressingStyle::Path {
+            return Err(InvalidInput::Endpoint {
+                reason: format!(
+                    "path-style addressing cannot be used with ARN buckets ({bucket}): turn \
+                     path-style off (force_path_style, addressing_style) for access points"
+                ),
+            }
+            .into());
+        }
+        match bucket.kind() {
+            BucketKind::AccessPoint(arn) | BucketKind::ObjectLambdaAccessPoint(arn) => {
+                let object_lambda = matches!(bucket.kind(), BucketKind::ObjectLambdaAccessPoint(_));
+                if object_lambda && self.dual_stack {
+                    return Err(self.unsupported("S3 Object Lambda", "dual-stack endpoints"));
+                }
+                if object_lambda && self.accelerate {
+                    return Err(self.unsupported("S3 Object Lambda", "Transfer Acceleration"));
+                }
+                let arn_partition = self.check_arn_region(bucket, arn.region)?;
+                if !object_lambda && self.accelerate {
+                    return Err(self.unsupported("access points", "Transfer Acceleration"));
+                }
+                let service = if object_lambda {
+                    "s3-object-lambda"
+                } else {
+                    "s3"
+                };
+                target.signing = SigningScope::default()
+                    .in_region(arn.region, self)
+                    .for_service(service);
+                let label = format!("{}-{}", arn.name, arn.account_id);
+                target.host = if self.custom {
+                    format!("{label}.{}", self.authority)
+                } else {
+                    let host = if object_lambda {
+                        "s3-object-lambda"
+                    } else {
+                        "s3-accesspoint"
+                    };
+                    let fips = if self.fips { "-fips" } else { "" };
+                    let dual = if self.dual_stack { ".dualstack" } else { "" };
+                    format!(
+                        "{label}.{host}{fips}{dual}.{}.{}",
+                        arn.region, arn_partition.dns_suffix
+                    )
+                };
+            }
+            BucketKind::OutpostsAccessPoint { arn, outpost_id } => {
+                for (on, variant) in [
+                    (self.dual_stack, "dual-stack endpoints"),
+                    (self.fips, "FIPS endpoints"),
+                    (self.accelerate, "Transfer Acceleration"),
+                ] {
+                    if on {
+                        return Err(self.unsupported("S3 on Outposts", variant));
+                    }
+                }
+                let arn_partition = self.check_arn_region(bucket, arn.region)?;
+                target.scheme = Scheme::Https;
+                target.without_base_path = true;
+                target.signing = SigningScope::default()
+                    .in_region(arn.region, self)
+                    .for_service("s3-outposts")
+                    .for_every_region_or_own();
+                let label = format!("{}-{}.{outpost_id}", arn.name, arn.account_id);
+                target.host = if self.custom {
+                    format!("{label}.{}", self.authority)
+                } else {
+                    format!(
+                        "{label}.s3-outposts.{}.{}",
+                        arn.region, arn_partition.dns_suffix
+                    )
+                };
+            }
+            BucketKind::MultiRegionAccessPoint { alias } => {
+                for (on, variant) in [
+                    (self.dual_stack, "dual-stack endpoints"),
+                    (self.fips, "FIPS endpoints"),
+                    (self.accelerate, "Transfer Acceleration"),
+                ] {
+                    if on {
+                        return Err(self.unsupported("Multi-Region Access Points", variant));
+                    }
+                }
+                if self.custom {
+                    // The rules would send it to AWS's global host, around the endpoint
+                    // the client was given: refused instead.
+                    return Err(InvalidInput::Endpoint {
+                        reason: format!(
+                            "Multi-Region Access Points are reached only through AWS's global \
+                             endpoint, not the custom endpoint {}: remove the endpoint URL for \
+                             {bucket}",
+                            self.authority
+                        ),
+                    }
+                    .into());
+                }
+                if !self.multi_region_access_points {
+                    return Err(InvalidInput::Endpoint {
+                        reason: format!(
+                            "Multi-Region Access Point ARNs are disabled by configuration \
+                             (s3_disable_multiregion_access_points, \
+                             AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS): {bucket}"
+                        ),
+                    }
+                    .into());
+                }
+                let own = self.partition();
+                let named = bucket.multi_region_partition().unwrap_or_default();
+                if own.name != named {
+                    return Err(self.partition_mismatch(bucket, own, named));
+                }
+                target.scheme = Scheme::Https;
+                target.signing = SigningScope::default().for_every_region();
+                target.host = format!("{alias}.accesspoint.s3-global.{}", own.dns_suffix);
+            }
+            _ => unreachable!("address_arn is called for ARNs"),
+        }
+        Ok(())
+    }
+
+    /// An access point ARN in `region` can be reached from this endpoint: the same
+    /// partition, and the same region unless `use_arn_region` allows another. Returns the
+    /// ARN region's partition.
+    fn check_arn_region(&self, bucket: &BucketName, region: &str) -> Result<Partition, Error> {
+        if region != self.region && !self.use_arn_region {
+            return Err(InvalidInput::Endpoint {
+                reason: format!(
+                    "invalid configuration: the region of the ARN {bucket} ({region}) does not \
+                     match the client's region ({}) and use_arn_region is off: turn it on \
+                     (ClientBuilder::use_arn_region, AWS_S3_USE_ARN_REGION) or use a client \
+                     for {region}",
+                    self.region
+                ),
+            }
+            .into());
+        }
+        let own = self.partition();
+        let theirs = partition::of_region(region);
+        if own.name != theirs.name {
+            return Err(self.partition_mismatch(bucket, own, theirs.name));
+        }
+        Ok(theirs)
+    }
+
+    fn partition_mismatch(&self, bucket: &BucketName, own: Partition, theirs: &str) -> Error {
+        InvalidInput::Endpoint {
+            reason: format!(
+                "the client is configured for partition {} (region {}), but the ARN {bucket} \
+                 refers to partition {theirs}",
+                own.name, self.region
+            ),
+        }
+        .into()
+    }
+
+    fn unsupported(&self, what: &str, variant: &str) -> Error {
+        InvalidInput::Endpoint {
+            reason: format!("{what} cannot be used with {variant}"),
+        }
+        .into()
+    }
+
+    fn invalid_region(&self) -> Error {
+        InvalidInput::Endpoint {
+            reason: format!(
+                "invalid region {:?}: not a valid DNS name for a host (letters, digits and '-')",
+                self.region
+            ),
+        }
+        .into()
+    }
+
+    /// The region may be several host labels joined by `.`.
+    fn require_region_labels(&self) -> Result<(), Error> {
+        if is_valid_host_label(&self.region, true) {
+            Ok(())
+        } else {
+            Err(self.invalid_region())
+        }
+    }
+
+    fn partition(&self) -> Partition {
+        partition::of_region(&self.region)
+    }
+
+    /// `<service>[-fips][.dualstack].<region>.<suffix>`.
+    fn variant_host(&self, service: &str, region: &str) -> String {
+        let fips = if self.fips { "-fips" } else { "" };
+        let dual = if self.dual_stack { ".dualstack" } else { "" };
+        format!(
+            "{service}{fips}{dual}.{region}.{}",
+            partition::of_region(region).dns_suffix
+        )
+    }
+
+    /// The regional host of requests without a bucket and of general-purpose buckets:
+    /// `s3[-fips][.dualstack].<region>.<suffix>`, the global `s3.amazonaws.com` for
+    /// `aws-global` (and for `us-east-1` with the global endpoint), `us-east-1`'s FIPS and
+    /// dual-stack hosts for `aws-global` with those.
+    fn refresh_aws_host(&mut self) {
+        if self.custom {
+            return;
+        }
+        let global = self.region == AWS_GLOBAL;
+        let legacy = global || (self.global_endpoint && self.region == "us-east-1");
+        self.authority = if legacy && !self.fips && !self.dual_stack {
+            format!("s3.{}", self.partition().dns_suffix)
+        } else {
+            let region = if global { "us-east-1" } else { &self.region };
+            self.variant_host("s3", region)
+        };
+    }
+
+    /// The authority without its port (`[::1]` for IPv6, as `Uri::host` gives it).
+    fn host_without_port(&self) -> &str {
+        let authority = self.authority.as_str();
+        if authority.starts_with('[') {
+            return authority
+                .find(']')
+                .map_or(authority, |end| &authority[..=end]);
+        }
+        authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host)
+    }
+}
+
+/// A request's address as it is worked out: scheme, host, a bucket for the path, and the
+/// signature it needs.
+struct Target<'a> {
+    endpoint: &'a Endpoint,
+    scheme: Scheme,
+    host: String,
+    path_bucket: Option<String>,
+    path_bucket_before_base: bool,
+    /// S3 on Outposts takes the custom endpoint's host alone, over HTTPS.
+    without_base_path: bool,
+    host_prefix: Option<&'a str>,
+    signing: SigningScope,
+}
+
+impl<'a> Target<'a> {
+    fn new(endpoint: &'a Endpoint) -> Self {
+        Target {
+            endpoint,
+            scheme: endpoint.scheme,
+            host: endpoint.authority.clone(),
+            path_bucket: None,
+            path_bucket_before_base: false,
+            without_base_path: false,
+            host_prefix: None,
+            signing: SigningScope::default(),
+        }
+    }
+
+    fn finish(self, key: Option<&str>, query: &str) -> Result<Address, Error> {
+        let base = if self.without_base_path {
+            ""
+        } else {
+            &self.endpoint.base_path
+        };
+        let mut path = String::with_capacity(base.len() + 2 + key.map_or(0, |k| k.len() * 3) + 64);
+        let push_bucket = |path: &mut String, bucket: &str| {
+            path.push('/');
+            crate::encoding::push_path_encoded(path, bucket);
+        };
+        match &self.path_bucket {
+            Some(bucket) if self.path_bucket_before_base => {
+                push_bucket(&mut path, bucket);
+                path.push_str(base);
+            }
+            Some(bucket) => {
+                path.push_str(base);
+                push_bucket(&mut path, bucket);
+            }
+            None => path.push_str(base),
+        }
+        if key.is_some() || self.path_bucket.is_none() {
+            path.push('/');
         }
         if let Some(key) = key {
-            crate::encoding::push_path_encoded(&mut path, key.as_str());
+            crate::encoding::push_path_encoded(&mut path, key);
         }
-        let mut uri = String::with_capacity(host.len() + path.len() + query.len() + 10);
-        uri.push_str(self.scheme.as_str());
+        let scheme = self.scheme.as_str();
+        let mut uri = String::with_capacity(
+            scheme.len() + 3 + self.host.len() + path.len() + query.len() + 1,
+        );
+        uri.push_str(scheme);
         uri.push_str("://");
-        uri.push_str(&host);
+        if let Some(prefix) = self.host_prefix {
+            uri.push_str(prefix);
+            uri.push('.');
+        }
+        uri.push_str(&self.host);
         uri.push_str(&path);
         if !query.is_empty() {
             uri.push('?');
@@ -522,131 +922,12 @@ impl Endpoint {
                 reason: format!("cannot build request URI: {e}"),
             })
         })?;
-        Ok(Address { uri, signing })
-    }
-
-    /// `<service>[-fips][.dualstack].<region>.<suffix>` after an access point's
-    /// `<name>-<account>.`, or the custom endpoint's authority.
-    fn push_access_point_host(&self, host: &mut String, object_lambda: bool, region: &str) {
-        let Provider::Aws {
-            fips, dual_stack, ..
-        } = self.provider
-        else {
-            host.push_str(&self.authority);
-            return;
-        };
-        host.push_str(if object_lambda {
-            "s3-object-lambda"
-        } else {
-            "s3-accesspoint"
-        });
-        if fips {
-            host.push_str("-fips");
-        }
-        if dual_stack {
-            host.push_str(".dualstack");
-        }
-        host.push('.');
-        host.push_str(region);
-        host.push('.');
-        host.push_str(crate::partition::of_region(region).dns_suffix);
-    }
-
-    /// `s3express-control[-fips].<region>.<suffix>`, or the custom endpoint's authority.
-    fn push_directory_control_host(&self, host: &mut String) {
-        match self.provider {
-            Provider::Custom => host.push_str(&self.authority),
-            Provider::Aws { fips, .. } => {
-                host.push_str(if fips {
-                    "s3express-control-fips."
-                } else {
-                    "s3express-control."
-                });
-                host.push_str(&self.region);
-                host.push('.');
-                host.push_str(crate::partition::of_region(&self.region).dns_suffix);
-            }
-        }
-    }
-
-    /// An access point ARN in `region` of `partition` can be reached from this endpoint:
-    /// the same partition, and the same region unless `use_arn_region` allows another.
-    fn check_arn_region(
-        &self,
-        bucket: &BucketName,
-        region: &str,
-        partition: &str,
-    ) -> Result<(), Error> {
-        let own = crate::partition::of_region(&self.region);
-        let reason = if own.name != partition {
-            format!(
-                "the client is configured for region {} (partition {}), but the ARN {bucket} is \
-                 in partition {partition}",
-                self.region, own.name
-            )
-        } else if region != self.region && !self.use_arn_region {
-            format!(
-                "the ARN {bucket} is in region {region}, the client in {}, and use_arn_region is \
-                 off: turn it on (ClientBuilder::use_arn_region, AWS_S3_USE_ARN_REGION) or use a \
-                 client for {region}",
-                self.region
-            )
-        } else {
-            return Ok(());
-        };
-        Err(InvalidInput::Endpoint { reason }.into())
-    }
-
-    fn unsupported(&self, what: &str, variant: &str) -> Error {
-        InvalidInput::Endpoint {
-            reason: format!("{what} cannot be used with {variant}"),
-        }
-        .into()
-    }
-
-    /// Whether a Multi-Region Access Point can be reached from this endpoint: AWS serves
-    /// them from one global host (HTTPS, virtual-hosted) in the `aws` partition, with no
-    /// dual-stack or FIPS variant and nothing for custom endpoints to route to.
-    fn check_multi_region_access_point(&self) -> Result<(), Error> {
-        let reason = match self.provider {
-            Provider::Custom => {
-                "Multi-Region Access Points are only reachable through AWS endpoints \
-                 (Endpoint::aws), not a custom endpoint"
-            }
-            Provider::Aws {
-                dual_stack: true, ..
-            } => "Multi-Region Access Points have no dual-stack endpoint",
-            Provider::Aws { fips: true, .. } => "Multi-Region Access Points have no FIPS endpoint",
-            Provider::Aws { .. } if self.style == AddressingStyle::Path => {
-                "Multi-Region Access Points cannot be addressed path-style"
-            }
-            Provider::Aws { .. } if crate::partition::of_region(&self.region).name != "aws" => {
-                "Multi-Region Access Points exist only in the aws partition, not in this \
-                 region's"
-            }
-            Provider::Aws { .. } => return Ok(()),
-        };
-        Err(InvalidInput::Endpoint {
-            reason: format!("{:?} (region {}): {reason}", self.authority, self.region),
-        }
-        .into())
-    }
-
-    fn refresh_aws_host(&mut self) {
-        if let Provider::Aws {
-            dual_stack, fips, ..
-        } = self.provider
-        {
-            let service = if fips { "s3-fips" } else { "s3" };
-            let dual = if dual_stack { ".dualstack" } else { "" };
-            let suffix = crate::partition::of_region(&self.region).dns_suffix;
-            self.authority = format!("{service}{dual}.{}.{suffix}", self.region);
-        }
+        Ok(Address {
+            uri,
+            signing: self.signing,
+        })
     }
 }
-
-/// The host of a Multi-Region Access Point is `<alias>` (which ends in `.mrap`) followed by this.
-const MRAP_HOST_SUFFIX: &str = ".accesspoint.s3-global.amazonaws.com";
 
 /// True if `authority` (`host[:port]`) names an IP address rather than a host name.
 fn is_ip_authority(authority: &str) -> bool {
@@ -659,17 +940,28 @@ fn is_ip_authority(authority: &str) -> bool {
     host.parse::<std::net::Ipv4Addr>().is_ok()
 }
 
+/// A region goes into host names and credential scopes: lowercase host labels (several,
+/// joined by `.`, for the few routes that allow it).
 fn validate_region(region: &str) -> Result<(), Error> {
-    let valid = !region.is_empty()
-        && region.len() <= 63
-        && region
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if region.is_empty() {
+        return Err(InvalidInput::Endpoint {
+            reason: "no region is set: S3 requests need one (AWS_REGION, region in the \
+                     profile, ClientBuilder::region)"
+                .to_owned(),
+        }
+        .into());
+    }
+    let valid = region.len() <= 63
+        && is_valid_host_label(region, true)
+        && !region.bytes().any(|b| b.is_ascii_uppercase());
     if valid {
         Ok(())
     } else {
         Err(InvalidInput::Endpoint {
-            reason: format!("region {region:?} must be lowercase letters, digits and '-'"),
+            reason: format!(
+                "invalid region {region:?}: not a valid DNS name (lowercase letters, digits \
+                 and '-', such as us-east-1)"
+            ),
         }
         .into())
     }
@@ -773,7 +1065,11 @@ mod tests {
             "http://bk1.localhost:9000/base/path/k"
         );
         let legacy = BucketName::new_relaxed("Legacy_Bucket").unwrap();
-        assert!(virtual_hosted.uri(Some(&legacy), None, "").is_err());
+        // A name that cannot be a host label stays in the path, as the SDKs do.
+        assert_eq!(
+            virtual_hosted.uri(Some(&legacy), None, "").unwrap(),
+            "http://localhost:9000/base/path/Legacy_Bucket"
+        );
     }
 
     #[test]
@@ -827,26 +1123,33 @@ mod tests {
         let cases = [
             (
                 Endpoint::custom("https://storage.example.com", "us-east-1").unwrap(),
-                "not a custom endpoint",
+                "not the custom endpoint",
             ),
             (
                 Endpoint::custom("http://127.0.0.1:9000", "us-east-1")
                     .unwrap()
                     .with_addressing_style(AddressingStyle::VirtualHosted),
-                "not a custom endpoint",
+                "not the custom endpoint",
             ),
-            (aws.clone().with_dual_stack(true), "no dual-stack endpoint"),
-            (aws.clone().with_fips(true), "no FIPS endpoint"),
+            (aws.clone().with_dual_stack(true), "dual-stack"),
+            (aws.clone().with_fips(true), "FIPS"),
             (
                 aws.clone().with_dual_stack(true).with_fips(true),
-                "no dual-stack endpoint",
+                "dual-stack",
+            ),
+            (
+                aws.clone().with_multi_region_access_points(false),
+                "disabled by configuration",
             ),
             (
                 aws.clone().with_addressing_style(AddressingStyle::Path),
                 "path-style",
             ),
-            (Endpoint::aws("cn-north-1").unwrap(), "aws partition"),
-            (Endpoint::aws("us-gov-west-1").unwrap(), "aws partition"),
+            (Endpoint::aws("cn-north-1").unwrap(), "partition aws-cn"),
+            (
+                Endpoint::aws("us-gov-west-1").unwrap(),
+                "partition aws-us-gov",
+            ),
         ];
         for (endpoint, fragment) in cases {
             for result in [

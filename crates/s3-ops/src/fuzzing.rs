@@ -254,6 +254,106 @@ pub fn encode_arbitrary_request(data: &[u8]) {
     }
 }
 
+/// Bucket names, ARNs and regions from arbitrary input, addressed through every kind of
+/// endpoint and flag: byte 0 chooses the flags (FIPS, dual-stack, acceleration, path-style,
+/// the global endpoint, Multi-Region Access Points off, S3 Express session auth off, a
+/// custom endpoint), byte 1 a region (or, with its high bit, the region is the text after
+/// the first `0xFF`), the rest is the name. Never a panic; every accepted name either is
+/// refused by the endpoint with an error or gives a request whose host is a host name
+/// and, path-style, whose path decodes back to the name.
+pub fn address_arbitrary_name(data: &[u8]) {
+    const REGIONS: [&str; 8] = [
+        "us-east-1",
+        "us-west-2",
+        "aws-global",
+        "cn-north-1",
+        "us-gov-west-1",
+        "us-iso-east-1",
+        "eusc-de-east-1",
+        "s3-external-1",
+    ];
+    let (flags, region_byte) = (
+        data.first().copied().unwrap_or(0),
+        data.get(1).copied().unwrap_or(0),
+    );
+    let rest = data.get(2..).unwrap_or_default();
+    let (name, region) = if region_byte & 0x80 != 0 {
+        let mut fields = rest.splitn(2, |&b| b == 0xFF);
+        let name = fields.next().unwrap_or_default();
+        let region = String::from_utf8_lossy(fields.next().unwrap_or_default()).into_owned();
+        (name, region)
+    } else {
+        (
+            rest,
+            REGIONS[usize::from(region_byte) % REGIONS.len()].to_owned(),
+        )
+    };
+    let name = String::from_utf8_lossy(name).into_owned();
+    let on = |bit: u8| flags & (1 << bit) != 0;
+    let endpoints = [
+        crate::Endpoint::aws(&region),
+        crate::Endpoint::custom("https://s3.example.com/base", &region),
+        crate::Endpoint::custom("http://10.0.0.1:9000", &region),
+    ];
+    for endpoint in endpoints.into_iter().flatten() {
+        if endpoint.is_aws() == on(7) {
+            continue;
+        }
+        let endpoint = endpoint
+            .with_fips(on(0))
+            .with_dual_stack(on(1))
+            .with_accelerate(on(2))
+            .with_addressing_style(if on(3) {
+                crate::AddressingStyle::Path
+            } else {
+                crate::AddressingStyle::VirtualHosted
+            })
+            .with_global_endpoint(on(4))
+            .with_multi_region_access_points(!on(5))
+            .with_s3_express_session_auth(!on(6));
+        for bucket in [
+            BucketName::new(name.clone()),
+            BucketName::new_relaxed(name.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let _ = bucket.kind();
+            let key = ObjectKey::new("k").unwrap_or_else(|_| unreachable!());
+            let requests = [
+                GetObject::new(bucket.clone(), key.clone()).request(&endpoint),
+                CreateBucket::new(bucket.clone()).request(&endpoint),
+                ListObjectsV2::new(bucket.clone()).request(&endpoint),
+            ];
+            for request in requests.into_iter().flatten() {
+                let uri = request.request.uri();
+                let host = uri.host().unwrap_or_default();
+                assert!(
+                    !host.is_empty() && !host.contains(['/', '?', '#', '@', ' ']),
+                    "{name:?}: host {host:?}"
+                );
+                let path = s3_sigv4::uri_decode(uri.path()).unwrap_or_default();
+                if !host.contains(name.as_str()) && bucket.multi_region_access_point().is_none() {
+                    let in_path = path
+                        .windows(name.len().max(1))
+                        .any(|w| w == name.as_bytes());
+                    assert!(
+                        in_path || bucket.as_str().starts_with("arn:"),
+                        "{name:?}: neither in the host {host:?} nor in the path {:?}",
+                        uri.path()
+                    );
+                }
+                let _ = request.signing().params(
+                    &endpoint,
+                    s3_sigv4::SigningTime::from_unix(1_700_000_000)
+                        .unwrap_or_else(|_| unreachable!()),
+                    s3_sigv4::PayloadHash::Unsigned,
+                );
+            }
+        }
+    }
+}
+
 /// The configuration and ACL requests with arbitrary text in their documents and headers:
 /// each is encoded (its body then decodes back to the same document) or refused.
 fn encode_arbitrary_configurations(
@@ -698,6 +798,26 @@ mod tests {
             data.push(0xFF);
             data.extend_from_slice(body.concat().as_bytes());
             decode_arbitrary_response(&data);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn arbitrary_names_address_or_fail_cleanly(
+            flags in any::<u8>(),
+            region in any::<u8>(),
+            name in prop_oneof![
+                ".{0,70}",
+                "arn:(aws|aws-cn|x):(s3|s3-object-lambda|s3-outposts):[a-z0-9-]{0,12}:[0-9]{0,12}:[a-z/:.-]{0,40}",
+                "[a-z0-9-]{1,40}--[a-z0-9-]{1,20}--xa?-s3",
+                "[a-z0-9-]{40,56}--op-s3",
+            ],
+        ) {
+            let mut data = vec![flags, region & 0x7F];
+            data.extend_from_slice(name.as_bytes());
+            address_arbitrary_name(&data);
         }
     }
 

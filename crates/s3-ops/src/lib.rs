@@ -108,6 +108,7 @@ pub use ops::{
     PutBucketLifecycleConfiguration, PutBucketPolicy, PutBucketTagging, PutBucketVersioning,
     PutObject, PutObjectAcl, PutObjectLegalHold, PutObjectLockConfiguration, PutObjectRetention,
     PutObjectTagging, PutPublicAccessBlock, RestoreObject, UploadPart, UploadPartCopy,
+    WriteGetObjectResponse,
 };
 pub use provider::{Provider, ProviderQuirks};
 pub use request::{Body, IntegrityDefaults, Operation, OperationRequest, RESPONSE_BODY_LIMIT};

@@ -10,18 +10,24 @@ use crate::error::{Error, InvalidInput};
 /// lowercase letters, digits, `.` and `-`, starting and ending with a letter or digit, no
 /// `..`, not shaped like an IPv4 address, and none of the reserved prefixes/suffixes.
 /// [`BucketName::new_relaxed`] accepts the looser names some S3-compatible stores allow
-/// (upper case, `_`, up to 255 characters); those are always addressed path-style.
+/// (upper case, `_`, other punctuation, up to 255 bytes; never `/` or control characters);
+/// those are addressed path-style, percent-encoded, unless they can be a host label.
 ///
-/// Both also take (see [`BucketName::kind`]):
+/// Both also take (see [`BucketName::kind`]), parsed as the AWS SDKs' S3 endpoint rules
+/// parse them:
 /// - an access point alias (`…-s3alias`) or Object Lambda access point alias (`…--ol-s3`),
 ///   used like a bucket name but always addressed virtual-hosted;
-/// - an S3 Express One Zone directory bucket, `<base>--<zone-id>--x-s3`, addressed at its
-///   zone's endpoint and signed with session credentials;
+/// - an S3 Express One Zone directory bucket, `<base>--<zone-id>--x-s3`, or an access point
+///   of one, `<name>--<zone-id>--xa-s3`: addressed at the zone's endpoint and signed with
+///   session credentials;
+/// - an S3 on Outposts access point alias (`…--op-s3`, 50 to 63 characters);
 /// - a single-region access point ARN, `arn:<partition>:s3:<region>:<account-id>:accesspoint/<name>`;
 /// - an Object Lambda access point ARN, `arn:<partition>:s3-object-lambda:<region>:<account-id>:accesspoint/<name>`;
-/// - a Multi-Region Access Point ARN, `arn:aws:s3::<account-id>:accesspoint/<alias>.mrap`.
+/// - an S3 on Outposts access point ARN,
+///   `arn:<partition>:s3-outposts:<region>:<account-id>:outpost/<outpost-id>/accesspoint/<name>`;
+/// - a Multi-Region Access Point ARN, `arn:<partition>:s3::<account-id>:accesspoint/<alias>`.
 ///
-/// S3 on Outposts ARNs and bucket ARNs are refused with the reason.
+/// Bucket ARNs and other ARNs are refused with the reason.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BucketName {
     name: String,
@@ -32,18 +38,28 @@ pub struct BucketName {
 /// a signature needs (no copies).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Kind {
-    GeneralPurpose {
-        dns_compatible: bool,
-    },
+    GeneralPurpose,
     AccessPointAlias,
-    Directory {
+    Express {
+        /// Empty where the name has no zone id of a length the rules know: such a name can
+        /// only be sent to a custom endpoint (the zone makes the AWS host).
         zone: Span,
+        access_point: bool,
+    },
+    OutpostsAlias {
+        outpost: Span,
+        ec2: bool,
     },
     AccessPoint {
         object_lambda: bool,
         arn: Box<ArnSpans>,
     },
+    Outposts {
+        arn: Box<ArnSpans>,
+    },
     MultiRegion {
+        /// The partition starts after `arn:`.
+        partition_end: usize,
         alias_start: usize,
     },
 }
@@ -56,6 +72,8 @@ struct ArnSpans {
     region: Span,
     account: Span,
     name: Span,
+    /// An Outposts ARN's Outpost id (empty for the others).
+    outpost: Span,
 }
 
 /// What a [`BucketName`] names, from [`BucketName::kind`].
@@ -69,13 +87,34 @@ pub enum BucketKind<'a> {
     AccessPointAlias,
     /// An S3 Express One Zone directory bucket in the zone `zone_id` (`usw2-az1`, ...).
     Directory {
-        /// The Availability Zone or Local Zone id from the name.
+        /// The Availability Zone or Local Zone id from the name; empty where the name has
+        /// none the AWS SDKs recognize, which only a custom endpoint can serve.
         zone_id: &'a str,
+    },
+    /// An access point of an S3 Express One Zone directory bucket
+    /// (`<name>--<zone-id>--xa-s3`), addressed and signed like a directory bucket.
+    DirectoryAccessPoint {
+        /// The Availability Zone or Local Zone id from the name (empty as for
+        /// [`BucketKind::Directory`]).
+        zone_id: &'a str,
+    },
+    /// An S3 on Outposts access point alias (`…--op-s3`): requests go to the Outpost's
+    /// `s3-outposts` endpoint, signed for `s3-outposts`.
+    OutpostsAccessPointAlias {
+        /// The Outpost's id (`op-…`), or `None` for an Outposts server (EC2 hardware).
+        outpost_id: Option<&'a str>,
     },
     /// A single-region access point ARN.
     AccessPoint(AccessPointArn<'a>),
     /// An Object Lambda access point ARN (requests are signed for `s3-object-lambda`).
     ObjectLambdaAccessPoint(AccessPointArn<'a>),
+    /// An S3 on Outposts access point ARN.
+    OutpostsAccessPoint {
+        /// The access point's partition, region, account and name.
+        arn: AccessPointArn<'a>,
+        /// The Outpost's id (`op-…`).
+        outpost_id: &'a str,
+    },
     /// A Multi-Region Access Point ARN with its alias (`<name>.mrap`).
     MultiRegionAccessPoint {
         /// The alias, which ends in `.mrap`.
@@ -83,7 +122,7 @@ pub enum BucketKind<'a> {
     },
 }
 
-/// The parts of a single-region (or Object Lambda) access point ARN.
+/// The parts of a single-region (or Object Lambda, or Outposts) access point ARN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AccessPointArn<'a> {
@@ -91,7 +130,7 @@ pub struct AccessPointArn<'a> {
     pub partition: &'a str,
     /// The access point's region: requests are signed for it.
     pub region: &'a str,
-    /// The 12-digit account id.
+    /// The account id.
     pub account_id: &'a str,
     /// The access point's name.
     pub name: &'a str,
@@ -102,51 +141,36 @@ impl BucketName {
     /// name, or an access point ARN (see the type's docs).
     pub fn new(name: impl Into<String>) -> Result<Self, Error> {
         let name = name.into();
-        if name.starts_with("arn:") {
-            return Self::arn(name);
-        }
-        match classify_strict(&name) {
+        let kind = match classify_special(&name) {
+            Some(special) => special,
+            None => classify_general_purpose(&name),
+        };
+        match kind {
             Ok(kind) => Ok(BucketName { name, kind }),
             Err(reason) => Err(InvalidInput::BucketName { name, reason }.into()),
         }
     }
 
-    /// Validates a name under the looser rules of legacy / S3-compatible stores:
-    /// 1–255 characters of ASCII letters, digits, `.`, `-` and `_`; or anything
-    /// [`BucketName::new`] accepts.
+    /// Validates a name under the looser rules of legacy / S3-compatible stores: 1 to 255
+    /// bytes without `/` or control characters (sent percent-encoded in the path); or
+    /// anything [`BucketName::new`] accepts.
     pub fn new_relaxed(name: impl Into<String>) -> Result<Self, Error> {
         let name = name.into();
-        if name.starts_with("arn:") {
-            return Self::arn(name);
-        }
-        if let Ok(kind) = classify_strict(&name) {
-            return Ok(BucketName { name, kind });
-        }
-        let reason = if name.is_empty() || name.len() > 255 {
-            Some("must be 1 to 255 characters long")
-        } else if !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
-        {
-            Some("may contain only ASCII letters, digits, '.', '-' and '_'")
-        } else {
-            None
-        };
-        match reason {
-            Some(reason) => Err(InvalidInput::BucketName { name, reason }.into()),
-            None => Ok(BucketName {
-                name,
-                kind: Kind::GeneralPurpose {
-                    dns_compatible: false,
-                },
+        let kind = match classify_special(&name) {
+            Some(special) => special,
+            None => classify_general_purpose(&name).or_else(|_| {
+                if name.is_empty() || name.len() > 255 {
+                    Err("must be 1 to 255 bytes long")
+                } else if name.contains('/') || name.chars().any(char::is_control) {
+                    Err("must not contain '/' or control characters")
+                } else {
+                    Ok(Kind::GeneralPurpose)
+                }
             }),
-        }
-    }
-
-    fn arn(arn: String) -> Result<Self, Error> {
-        match classify_arn(&arn) {
-            Ok(kind) => Ok(BucketName { name: arn, kind }),
-            Err(reason) => Err(InvalidInput::BucketName { name: arn, reason }.into()),
+        };
+        match kind {
+            Ok(kind) => Ok(BucketName { name, kind }),
+            Err(reason) => Err(InvalidInput::BucketName { name, reason }.into()),
         }
     }
 
@@ -158,39 +182,69 @@ impl BucketName {
     /// What the name names.
     pub fn kind(&self) -> BucketKind<'_> {
         let part = |(start, end): Span| &self.name[start..end];
+        let arn_parts = |arn: &ArnSpans| AccessPointArn {
+            partition: part(arn.partition),
+            region: part(arn.region),
+            account_id: part(arn.account),
+            name: part(arn.name),
+        };
         match &self.kind {
-            Kind::GeneralPurpose { .. } => BucketKind::GeneralPurpose,
+            Kind::GeneralPurpose => BucketKind::GeneralPurpose,
             Kind::AccessPointAlias => BucketKind::AccessPointAlias,
-            Kind::Directory { zone } => BucketKind::Directory {
+            Kind::Express {
+                zone,
+                access_point: false,
+            } => BucketKind::Directory {
                 zone_id: part(*zone),
             },
+            Kind::Express {
+                zone,
+                access_point: true,
+            } => BucketKind::DirectoryAccessPoint {
+                zone_id: part(*zone),
+            },
+            Kind::OutpostsAlias { outpost, ec2 } => BucketKind::OutpostsAccessPointAlias {
+                outpost_id: (!ec2).then(|| part(*outpost)),
+            },
             Kind::AccessPoint { object_lambda, arn } => {
-                let arn = AccessPointArn {
-                    partition: part(arn.partition),
-                    region: part(arn.region),
-                    account_id: part(arn.account),
-                    name: part(arn.name),
-                };
                 if *object_lambda {
-                    BucketKind::ObjectLambdaAccessPoint(arn)
+                    BucketKind::ObjectLambdaAccessPoint(arn_parts(arn))
                 } else {
-                    BucketKind::AccessPoint(arn)
+                    BucketKind::AccessPoint(arn_parts(arn))
                 }
             }
-            Kind::MultiRegion { alias_start } => BucketKind::MultiRegionAccessPoint {
+            Kind::Outposts { arn } => BucketKind::OutpostsAccessPoint {
+                arn: arn_parts(arn),
+                outpost_id: part(arn.outpost),
+            },
+            Kind::MultiRegion { alias_start, .. } => BucketKind::MultiRegionAccessPoint {
                 alias: &self.name[*alias_start..],
             },
         }
     }
 
-    /// True if the name itself can be the first label of a host name (virtual-hosted
-    /// addressing). False for ARNs (a host is made from their parts) and relaxed names.
-    pub fn is_dns_compatible(&self) -> bool {
+    /// The partition named in a Multi-Region Access Point ARN.
+    pub(crate) fn multi_region_partition(&self) -> Option<&str> {
         match self.kind {
-            Kind::GeneralPurpose { dns_compatible } => dns_compatible,
-            Kind::AccessPointAlias | Kind::Directory { .. } => true,
-            Kind::AccessPoint { .. } | Kind::MultiRegion { .. } => false,
+            Kind::MultiRegion { partition_end, .. } => Some(&self.name[4..partition_end]),
+            _ => None,
         }
+    }
+
+    /// True if the name can be put into a host name (virtual-hosted addressing) as a
+    /// single label: what the AWS SDKs call a virtual-hostable bucket. False for ARNs (a
+    /// host is made from their parts), names with `.` and relaxed names.
+    pub fn is_dns_compatible(&self) -> bool {
+        self.is_virtual_hostable(false)
+    }
+
+    /// The SDKs' `isVirtualHostableS3Bucket`: at least 3 characters, no upper case, not an
+    /// IPv4 address, and host labels (with `allow_dots`, several joined by `.`).
+    pub(crate) fn is_virtual_hostable(&self, allow_dots: bool) -> bool {
+        !matches!(
+            self.kind,
+            Kind::AccessPoint { .. } | Kind::Outposts { .. } | Kind::MultiRegion { .. }
+        ) && is_virtual_hostable(&self.name, allow_dots)
     }
 
     /// The alias (`<name>.mrap`) if this is a Multi-Region Access Point ARN.
@@ -207,27 +261,36 @@ impl BucketName {
         }
     }
 
-    /// True for an S3 Express One Zone directory bucket.
+    /// True for an S3 Express One Zone directory bucket (not an access point of one).
     pub fn is_directory_bucket(&self) -> bool {
-        matches!(self.kind, Kind::Directory { .. })
+        matches!(
+            self.kind,
+            Kind::Express {
+                access_point: false,
+                ..
+            }
+        )
+    }
+
+    /// True for an S3 Express One Zone directory bucket or an access point of one: both are
+    /// served by the zone's endpoint, with session credentials (CreateSession), CRC32 where
+    /// others take Content-MD5, listings by directory and not in key order.
+    pub fn is_s3_express(&self) -> bool {
+        matches!(self.kind, Kind::Express { .. })
     }
 
     /// Fails unless this names a bucket itself (not an access point of any kind): what
-    /// bucket-level operations such as CreateBucket need.
+    /// bucket-level operations such as CreateBucket need (the SDKs' `DisableAccessPoints`).
     pub(crate) fn require_bucket(&self) -> Result<(), Error> {
         let reason = match self.kind {
-            Kind::GeneralPurpose { .. } | Kind::Directory { .. } => return Ok(()),
-            Kind::AccessPointAlias => {
-                "is an access point alias; CreateBucket and other bucket-level operations need \
-                 the bucket's own name"
-            }
-            Kind::AccessPoint { .. } => {
-                "is an access point ARN; CreateBucket and other bucket-level operations need \
-                 the bucket's own name"
-            }
-            Kind::MultiRegion { .. } => {
-                "is a Multi-Region Access Point; CreateBucket and other bucket-level operations \
-                 need the bucket's own name"
+            Kind::GeneralPurpose
+            | Kind::Express {
+                access_point: false,
+                ..
+            } => return Ok(()),
+            _ => {
+                "names an access point; access points are not supported for CreateBucket and \
+                  other bucket-level operations, which need the bucket's own name"
             }
         };
         Err(InvalidInput::BucketName {
@@ -238,23 +301,150 @@ impl BucketName {
     }
 }
 
-/// The longest Multi-Region Access Point alias that still makes a valid host name
-/// (253 characters with `.accesspoint.s3-global.amazonaws.com`).
-const MAX_ALIAS_LEN: usize = 253 - ".accesspoint.s3-global.amazonaws.com".len();
+/// The SDKs' `isVirtualHostableS3Bucket` over a name.
+fn is_virtual_hostable(name: &str, allow_dots: bool) -> bool {
+    name.len() >= 3
+        && !name.bytes().any(|b| b.is_ascii_uppercase())
+        && !is_ipv4_shaped(name)
+        && is_valid_host_label(name, allow_dots)
+}
 
-/// The kind of an ARN given as a bucket, or why it cannot be one. ARNs are
-/// `arn:<partition>:<service>:<region>:<account-id>:<resource>`.
-fn classify_arn(arn: &str) -> Result<Kind, &'static str> {
-    let fields: Vec<(usize, &str)> = {
-        let mut at = 0;
-        arn.splitn(6, ':')
-            .map(|field| {
-                let start = at;
-                at += field.len() + 1;
-                (start, field)
-            })
-            .collect()
+/// `^(\d+\.){3}\d+$`.
+fn is_ipv4_shaped(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The SDKs' `isValidHostLabel`: 1 to 63 letters, digits and `-`, not starting or ending
+/// with `-`; with `allow_dots`, several such labels joined by `.`.
+pub(crate) fn is_valid_host_label(label: &str, allow_dots: bool) -> bool {
+    if allow_dots {
+        return label
+            .split('.')
+            .all(|part| is_valid_host_label(part, false));
+    }
+    let bytes = label.as_bytes();
+    (1..=63).contains(&bytes.len())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        && bytes.first() != Some(&b'-')
+        && bytes.last() != Some(&b'-')
+}
+
+/// The byte range `[len - end, len - start)` of `name`: the SDKs' reversed `substring`,
+/// counting from the end; `None` if the name is shorter or the range splits a character.
+fn from_end(name: &str, start: usize, end: usize) -> Option<Span> {
+    let len = name.len();
+    (len >= end && name.is_char_boundary(len - end) && name.is_char_boundary(len - start))
+        .then(|| (len - end, len - start))
+}
+
+/// Suffixes AWS reserves for names that are not general-purpose buckets.
+const ACCESS_POINT_ALIAS_SUFFIXES: [&str; 2] = ["-s3alias", "--ol-s3"];
+const DIRECTORY_BUCKET_SUFFIX: &str = "--x-s3";
+const DIRECTORY_ACCESS_POINT_SUFFIX: &str = "--xa-s3";
+const OUTPOSTS_ALIAS_SUFFIX: &str = "--op-s3";
+
+/// The kind of a name the SDKs' endpoint rules treat specially (an ARN, an S3 Express name,
+/// an Outposts access point alias), or why it cannot be one; `None` for other names.
+fn classify_special(name: &str) -> Option<Result<Kind, &'static str>> {
+    if name.starts_with("arn:") {
+        Some(classify_arn(name))
+    } else if name.ends_with(DIRECTORY_BUCKET_SUFFIX) {
+        Some(
+            express_zone(name, DIRECTORY_BUCKET_SUFFIX.len()).map(|zone| Kind::Express {
+                zone,
+                access_point: false,
+            }),
+        )
+    } else if name.ends_with(DIRECTORY_ACCESS_POINT_SUFFIX) {
+        Some(
+            express_zone(name, DIRECTORY_ACCESS_POINT_SUFFIX.len()).map(|zone| Kind::Express {
+                zone,
+                access_point: true,
+            }),
+        )
+    } else if name.ends_with(OUTPOSTS_ALIAS_SUFFIX) && name.len() >= 50 {
+        Some(outposts_alias(name))
+    } else {
+        None
+    }
+}
+
+/// The zone id of an S3 Express name (`suffix` bytes of `--x-s3` or `--xa-s3` at its end):
+/// as the SDKs' rules find it, a zone id of 8, 9, 13, 14 or 20 characters (`usw2-az1`,
+/// `use1-az10`, `usw2-lax1-az1`, ...) between `--` and the suffix, the first length that
+/// fits; the name as a whole a virtual-hostable label. The base name may contain `--`.
+fn express_zone(name: &str, suffix: usize) -> Result<Span, &'static str> {
+    if !is_virtual_hostable(name, false) {
+        return Err(
+            "an S3 Express name must be a valid host label (3 to 63 lowercase letters, \
+             digits and '-', no '.'), as <base-name>--<zone-id>--x-s3",
+        );
+    }
+    Ok([8, 9, 13, 14, 20]
+        .into_iter()
+        .find_map(|zone_len| {
+            let zone = from_end(name, suffix, suffix + zone_len)?;
+            let delimiter = from_end(name, suffix + zone_len, suffix + zone_len + 2)?;
+            (&name[delimiter.0..delimiter.1] == "--").then_some(zone)
+        })
+        .unwrap_or((0, 0)))
+}
+
+/// Why an S3 Express name has no zone id an AWS host can be made of.
+pub(crate) const UNRECOGNIZED_EXPRESS_NAME: &str = "unrecognized S3 Express name format: expected <base-name>--<zone-id>--x-s3 (or --xa-s3 \
+     for an access point) with a zone id such as usw2-az1";
+
+/// An Outposts access point alias, as the SDKs' rules read it: the hardware type (`o` an
+/// Outpost rack, `e` an Outposts server) 50 characters from the end, the Outpost id in the
+/// 17 characters after it.
+fn outposts_alias(name: &str) -> Result<Kind, &'static str> {
+    let (Some(hardware), Some(outpost)) = (from_end(name, 49, 50), from_end(name, 32, 49)) else {
+        return Err("not an S3 on Outposts access point alias");
     };
+    if !is_valid_host_label(&name[outpost.0..outpost.1], false) {
+        return Err(
+            "invalid Outposts access point alias: the Outpost id in it may only contain a-z, \
+             A-Z, 0-9 and '-'",
+        );
+    }
+    if !is_virtual_hostable(name, false) {
+        return Err("invalid Outposts access point alias: it must be a valid bucket name");
+    }
+    match &name[hardware.0..hardware.1] {
+        "o" => Ok(Kind::OutpostsAlias {
+            outpost,
+            ec2: false,
+        }),
+        "e" => Ok(Kind::OutpostsAlias { outpost, ec2: true }),
+        _ => Err(
+            "unrecognized Outposts hardware type in the access point alias (expected o for \
+             an Outpost or e for an Outposts server)",
+        ),
+    }
+}
+
+/// True if the alias 8 to 12 characters from the end of an Outposts alias says `beta`: a
+/// pre-production Outpost, reached only through an explicit endpoint.
+pub(crate) fn is_beta_outposts_alias(name: &str) -> bool {
+    from_end(name, 8, 12).is_some_and(|(start, end)| &name[start..end] == "beta")
+}
+
+/// The kind of an ARN given as a bucket, or why it cannot be one, checked in the order of
+/// the SDKs' endpoint rules. ARNs are `arn:<partition>:<service>:<region>:<account-id>:<resource>`,
+/// the resource's parts separated by `:` or `/`.
+fn classify_arn(arn: &str) -> Result<Kind, &'static str> {
+    let mut fields = Vec::with_capacity(6);
+    let mut at = 0;
+    for field in arn.splitn(6, ':') {
+        fields.push((at, field));
+        at += field.len() + 1;
+    }
     let [
         (_, "arn"),
         (p_at, partition),
@@ -264,107 +454,166 @@ fn classify_arn(arn: &str) -> Result<Kind, &'static str> {
         (res_at, resource),
     ] = fields[..]
     else {
-        return Err("an ARN must be arn:<partition>:<service>:<region>:<account-id>:<resource>");
+        return Err(
+            "not a valid ARN: expected arn:<partition>:<service>:<region>:<account-id>:<resource>",
+        );
     };
-    let object_lambda = match service {
-        "s3" => false,
-        "s3-object-lambda" => true,
-        "s3-outposts" => {
+    if partition.is_empty() || service.is_empty() || resource.is_empty() {
+        return Err(
+            "not a valid ARN: the partition, service and resource must not be empty \
+             (arn:<partition>:<service>:<region>:<account-id>:<resource>)",
+        );
+    }
+    let mut ids = Vec::new();
+    let mut start = res_at;
+    for part in resource.split([':', '/']) {
+        ids.push((start, start + part.len()));
+        start += part.len() + 1;
+    }
+    let id = |i: usize| ids.get(i).map(|&(s, e)| &arn[s..e]);
+    let span = |at: usize, text: &str| (at, at + text.len());
+    let spans = |name: Span, outpost: Span| ArnSpans {
+        partition: span(p_at, partition),
+        region: span(r_at, region),
+        account: span(a_at, account),
+        name,
+        outpost,
+    };
+    let arn_type = id(0).unwrap_or("");
+    if arn_type.is_empty() {
+        return Err("invalid ARN: no resource type (such as accesspoint) is specified");
+    }
+    if service == "s3-object-lambda" {
+        if arn_type != "accesspoint" {
+            return Err("invalid ARN: Object Lambda ARNs only support the accesspoint type");
+        }
+        if id(1).is_none_or(str::is_empty) {
             return Err(
-                "S3 on Outposts ARNs are not supported (Outposts has its own endpoints and \
-                 signing name); use the Outposts access point alias instead",
+                "invalid ARN: expected a resource of the format accesspoint:<name>, but no name \
+                 was given",
             );
         }
-        _ => return Err("an ARN must be of an S3 access point (service s3 or s3-object-lambda)"),
-    };
-    let Some(name) = resource
-        .strip_prefix("accesspoint/")
-        .or_else(|| resource.strip_prefix("accesspoint:"))
-    else {
-        return Err(
-            "only access point ARNs (…:accesspoint/<name>) are supported; for a bucket ARN \
-             give the bucket's name",
-        );
-    };
-    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
-        return Err("the ARN's account id must be 12 digits");
-    }
-    let span = |at: usize, text: &str| (at, at + text.len());
-    if region.is_empty() {
-        if object_lambda {
-            return Err("an Object Lambda access point ARN must name its region");
+        if region.is_empty() {
+            return Err("invalid ARN: an Object Lambda access point ARN must name its region");
         }
-        validate_multi_region_alias(partition, name)?;
-        return Ok(Kind::MultiRegion {
-            alias_start: arn.len() - name.len(),
+        return access_point(arn, region, account, &ids, true).map(|name| Kind::AccessPoint {
+            object_lambda: true,
+            arn: Box::new(spans(name, (0, 0))),
         });
     }
-    let Some(known) = crate::partition::named(partition) else {
-        return Err("the ARN's partition is not an AWS partition (aws, aws-cn, aws-us-gov, …)");
-    };
-    if !is_host_label(region) {
-        return Err("the ARN's region must be lowercase letters, digits and '-'");
+    if arn_type == "accesspoint" {
+        let Some(name) = id(1).filter(|name| !name.is_empty()) else {
+            return Err(
+                "invalid ARN: expected a resource of the format accesspoint:<name>, but no name \
+                 was given",
+            );
+        };
+        if region.is_empty() {
+            if !is_valid_host_label(name, true) {
+                return Err(
+                    "invalid Multi-Region Access Point ARN: its alias must be a host name (labels \
+                     of letters, digits and '-' joined by '.')",
+                );
+            }
+            if ids.len() > 2 {
+                return Err(
+                    "invalid ARN: the ARN may only contain a single resource component after \
+                     accesspoint",
+                );
+            }
+            return Ok(Kind::MultiRegion {
+                partition_end: p_at + partition.len(),
+                alias_start: ids[1].0,
+            });
+        }
+        if service != "s3" {
+            // The SDKs check the region, account and name first; the service decides.
+            access_point(arn, region, account, &ids, false)?;
+            return Err("invalid ARN: an access point ARN must be for the s3 service");
+        }
+        return access_point(arn, region, account, &ids, false).map(|name| Kind::AccessPoint {
+            object_lambda: false,
+            arn: Box::new(spans(name, (0, 0))),
+        });
     }
-    if crate::partition::of_region(region) != known {
-        return Err("the ARN's region is not in the ARN's partition");
+    if service == "s3-outposts" {
+        if ids.len() > 4 {
+            return Err("invalid Outposts ARN: the access point ARN contains sub-resources");
+        }
+        let Some(outpost) = id(1) else {
+            return Err("invalid Outposts ARN: the Outpost id is not set");
+        };
+        if !is_valid_host_label(outpost, false) {
+            return Err(
+                "invalid Outposts ARN: the Outpost id may only contain a-z, A-Z, 0-9 and '-'",
+            );
+        }
+        if !is_valid_host_label(region, true) {
+            return Err("invalid ARN: its region is not a valid DNS name");
+        }
+        if !is_valid_host_label(account, false) {
+            return Err("invalid ARN: the account id may only contain a-z, A-Z, 0-9 and '-'");
+        }
+        let (Some(outpost_type), Some(name)) = (id(2), id(3)) else {
+            return Err(if id(2).is_none() {
+                "invalid Outposts ARN: expected a 4-component resource \
+                 (outpost/<outpost-id>/accesspoint/<name>)"
+            } else {
+                "invalid Outposts ARN: expected an access point name"
+            });
+        };
+        if outpost_type != "accesspoint" {
+            return Err("invalid Outposts ARN: expected the outpost type accesspoint");
+        }
+        if !is_valid_host_label(name, false) {
+            return Err(
+                "invalid ARN: the access point name may only contain a-z, A-Z, 0-9 and '-'",
+            );
+        }
+        return Ok(Kind::Outposts {
+            arn: Box::new(spans(ids[3], ids[1])),
+        });
     }
-    if name.contains(['/', ':']) {
-        return Err("an access point ARN takes one name after accesspoint/, nothing more");
-    }
-    if !(3..=50).contains(&name.len()) || !is_host_label(name) {
+    if service == "s3" && arn_type != "accesspoint" && region.is_empty() {
         return Err(
-            "an access point name must be 3 to 50 lowercase letters, digits and '-' (not \
-             first or last)",
+            "bucket ARNs are not supported: give the bucket's name (or an access point ARN)",
         );
     }
-    Ok(Kind::AccessPoint {
-        object_lambda,
-        arn: Box::new(ArnSpans {
-            partition: span(p_at, partition),
-            region: span(r_at, region),
-            account: span(a_at, account),
-            name: span(res_at + resource.len() - name.len(), name),
-        }),
-    })
+    Err("unrecognized ARN format: only S3 access point ARNs (accesspoint/<name>) name a bucket")
 }
 
-/// Why `alias` cannot be the alias of a Multi-Region Access Point ARN in `partition`.
-fn validate_multi_region_alias(partition: &str, alias: &str) -> Result<(), &'static str> {
-    if partition != "aws" {
-        return Err("Multi-Region Access Points exist only in the aws partition");
-    }
-    if !alias.ends_with(".mrap") {
+/// The name's span of an access point ARN whose resource is `ids` (type and name checked
+/// by the caller), once region, account and name are valid.
+fn access_point(
+    arn: &str,
+    region: &str,
+    account: &str,
+    ids: &[Span],
+    object_lambda: bool,
+) -> Result<Span, &'static str> {
+    if ids.len() > 2 {
         return Err(
-            "an access point ARN without a region must be of a Multi-Region Access Point, \
-             whose alias ends in .mrap",
+            "invalid ARN: the ARN may only contain a single resource component after accesspoint",
         );
     }
-    if alias.len() > MAX_ALIAS_LEN || !alias.split('.').all(is_host_label) {
-        return Err(
-            "a Multi-Region Access Point alias must be a host name: labels of 1 to 63 \
-             lowercase letters, digits and '-' (not first or last), joined by '.'",
-        );
+    if !is_valid_host_label(region, true) {
+        return Err("invalid ARN: its region is not a valid DNS name");
     }
-    Ok(())
+    if object_lambda && account.is_empty() {
+        return Err("invalid ARN: the account id is missing");
+    }
+    if !is_valid_host_label(account, false) {
+        return Err("invalid ARN: the account id may only contain a-z, A-Z, 0-9 and '-'");
+    }
+    let name = ids[1];
+    if !is_valid_host_label(&arn[name.0..name.1], false) {
+        return Err("invalid ARN: the access point name may only contain a-z, A-Z, 0-9 and '-'");
+    }
+    Ok(name)
 }
 
-/// 1 to 63 lowercase letters, digits and `-`, not starting or ending with `-`.
-fn is_host_label(label: &str) -> bool {
-    let bytes = label.as_bytes();
-    (1..=63).contains(&bytes.len())
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes.first() != Some(&b'-')
-        && bytes.last() != Some(&b'-')
-}
-
-/// Suffixes AWS reserves for names that are not general-purpose buckets.
-const ACCESS_POINT_ALIAS_SUFFIXES: [&str; 2] = ["-s3alias", "--ol-s3"];
-const DIRECTORY_BUCKET_SUFFIX: &str = "--x-s3";
-
-/// The kind of a (non-ARN) name under the strict rules, or the rule it breaks.
-fn classify_strict(name: &str) -> Result<Kind, &'static str> {
+/// The kind of a (non-ARN, non-special) name under the strict rules, or the rule it breaks.
+fn classify_general_purpose(name: &str) -> Result<Kind, &'static str> {
     const RESERVED_PREFIXES: &[&str] = &["xn--", "sthree-", "amzn-s3-demo-"];
     const RESERVED_SUFFIXES: &[&str] = &[".mrap", "--table-s3"];
     let bytes = name.as_bytes();
@@ -385,8 +634,6 @@ fn classify_strict(name: &str) -> Result<Kind, &'static str> {
         Err("uses a reserved prefix (xn--, sthree-, amzn-s3-demo-)")
     } else if RESERVED_SUFFIXES.iter().any(|s| name.ends_with(s)) {
         Err("uses a reserved suffix (.mrap, --table-s3)")
-    } else if let Some(rest) = name.strip_suffix(DIRECTORY_BUCKET_SUFFIX) {
-        directory_zone(name, rest).map(|zone| Kind::Directory { zone })
     } else if ACCESS_POINT_ALIAS_SUFFIXES
         .iter()
         .any(|s| name.ends_with(s))
@@ -397,36 +644,8 @@ fn classify_strict(name: &str) -> Result<Kind, &'static str> {
             Ok(Kind::AccessPointAlias)
         }
     } else {
-        Ok(Kind::GeneralPurpose {
-            dns_compatible: true,
-        })
+        Ok(Kind::GeneralPurpose)
     }
-}
-
-/// The zone id's span in a directory bucket `name` (`rest` is the name without `--x-s3`):
-/// `<base>--<zone-id>`, the zone id being labels of lowercase letters and digits joined by
-/// single `-` (`usw2-az1`, `use1-lax1-az1`).
-fn directory_zone(name: &str, rest: &str) -> Result<Span, &'static str> {
-    const FORMAT: &str =
-        "a directory bucket name must be <base-name>--<zone-id>--x-s3, e.g. logs--usw2-az1--x-s3";
-    let Some((base, zone)) = rest.rsplit_once("--") else {
-        return Err(FORMAT);
-    };
-    let zone_ok = !zone.is_empty()
-        && zone.split('-').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        });
-    if base.is_empty() || base.ends_with('-') || base.contains("--") || !zone_ok {
-        return Err(FORMAT);
-    }
-    if name.contains('.') {
-        return Err("a directory bucket name has no '.'");
-    }
-    let start = base.len() + 2;
-    Ok((start, start + zone.len()))
 }
 
 impl fmt::Display for BucketName {
@@ -565,11 +784,17 @@ mod tests {
             ("bucket.mrap", "reserved suffix"),
             ("tables--table-s3", "reserved suffix"),
             ("my.ap-abc-s3alias", "alias has no '.'"),
-            ("logs--x-s3", "<base-name>--<zone-id>--x-s3"),
-            ("logs--usw2_az1--x-s3", "only lowercase"),
-            ("logs---usw2-az1--x-s3", "<base-name>--<zone-id>--x-s3"),
-            ("logs--usw2--az1--x-s3", "<base-name>--<zone-id>--x-s3"),
-            ("lo.gs--usw2-az1--x-s3", "has no '.'"),
+            ("logs--usw2_az1--x-s3", "valid host label"),
+            ("lo.gs--usw2-az1--x-s3", "valid host label"),
+            ("Logs--usw2-az1--x-s3", "valid host label"),
+            (
+                "test-accessp-h0000075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3",
+                "hardware type",
+            ),
+            (
+                "test-accessp-o00000754%1d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3",
+                "Outpost id",
+            ),
         ];
         for (name, fragment) in cases {
             let reason = bucket_reason(name).unwrap_or_else(|| panic!("{name} accepted"));
@@ -699,87 +924,84 @@ mod tests {
 
     #[test]
     fn rejects_other_arns_with_reason() {
-        let long_alias = format!(
-            "arn:aws:s3::123456789012:accesspoint/{}.mrap",
-            vec!["a".repeat(60); 4].join(".")
-        );
         let cases = [
-            ("arn:aws:s3::123456789012", "arn:<partition>"),
-            ("arn:", "arn:<partition>"),
-            (
-                "arn:aws-cn:s3::123456789012:accesspoint/x.mrap",
-                "aws partition",
-            ),
-            (
-                "arn:aws-us-gov:s3::123456789012:accesspoint/x.mrap",
-                "aws partition",
-            ),
-            (
-                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01234567890123456/accesspoint/ap",
-                "Outposts",
-            ),
+            ("arn:aws:s3::123456789012", "not a valid ARN"),
+            ("arn:", "not a valid ARN"),
+            ("arn:aws:s3:us-west-2:123456789012:", "must not be empty"),
             (
                 "arn:aws:s3-object-lambda::123456789012:accesspoint/olap",
                 "Object Lambda access point ARN must name its region",
             ),
-            ("arn:aws:sqs::123456789012:accesspoint/x.mrap", "service s3"),
             (
-                "arn:aws:s3:us-west-2:123456789012:accesspoint/x.mrap",
-                "3 to 50 lowercase",
+                "arn:aws:s3-object-lambda:us-west-2:123456789012:bucket_name:b",
+                "only support the accesspoint type",
             ),
             (
-                "arn:aws:s3:us-west-2:123456789012:accesspoint/My-AP",
-                "3 to 50 lowercase",
+                "arn:aws:sqs:us-west-2:123456789012:queue",
+                "unrecognized ARN",
             ),
             (
-                "arn:aws:s3:us-west-2:123456789012:accesspoint/ab",
-                "3 to 50 lowercase",
+                "arn:aws:sqs:us-west-2:123456789012:accesspoint/x",
+                "for the s3 service",
+            ),
+            (
+                "arn:aws:s3:us-west-2:123456789012:accesspoint/ap_1",
+                "access point name",
+            ),
+            (
+                "arn:aws:s3:us-west-2:123456789012:accesspoint/",
+                "no name was given",
             ),
             (
                 "arn:aws:s3:us-west-2:123456789012:accesspoint/ap/object/key",
-                "one name after accesspoint/",
+                "single resource component",
             ),
             (
                 "arn:aws:s3:us-west-2:123456789012:accesspoint:ap:extra",
-                "one name after accesspoint/",
+                "single resource component",
             ),
             (
-                "arn:aws:s3:US-WEST-2:123456789012:accesspoint/ap1",
-                "region must be lowercase",
+                "arn:aws:s3:us-west_2:123456789012:accesspoint/ap1",
+                "region is not a valid DNS name",
             ),
             (
-                "arn:aws:s3:cn-north-1:123456789012:accesspoint/ap1",
-                "not in the ARN's partition",
+                "arn:aws:s3:us-west-2:1234_56789012:accesspoint/ap1",
+                "account id",
+            ),
+            ("arn:aws:s3:::my-bucket", "bucket ARNs are not supported"),
+            ("arn:aws:s3:us-west-2:123456789012::ap", "no resource type"),
+            (
+                "arn:aws:s3::123456789012:accesspoint/a_b.mrap",
+                "Multi-Region Access Point ARN",
             ),
             (
-                "arn:aws-mars:s3:mars-1:123456789012:accesspoint/ap1",
-                "not an AWS partition",
+                "arn:aws:s3::123456789012:accesspoint/a..mrap",
+                "Multi-Region Access Point ARN",
             ),
-            ("arn:aws:s3:::my-bucket", "bucket ARN"),
             (
-                "arn:aws:s3::123456789012:bucket/x.mrap",
-                "only access point ARNs",
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost",
+                "Outpost id is not set",
             ),
-            ("arn:aws:s3::12345678901:accesspoint/x.mrap", "12 digits"),
-            ("arn:aws:s3::1234567890123:accesspoint/x.mrap", "12 digits"),
-            ("arn:aws:s3::12345678901a:accesspoint/x.mrap", "12 digits"),
             (
-                "arn:aws:s3::123456789012:accesspoint/myalias",
-                "ends in .mrap",
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op_1/accesspoint/ap",
+                "Outpost id may only contain",
             ),
-            ("arn:aws:s3::123456789012:accesspoint/", "ends in .mrap"),
             (
-                "arn:aws:s3::123456789012:accesspoint/Alias.mrap",
-                "host name",
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-1",
+                "4-component resource",
             ),
-            ("arn:aws:s3::123456789012:accesspoint/.mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/a..mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/-a.mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/a-.mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/a_b.mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/a/b.mrap", "host name"),
-            ("arn:aws:s3::123456789012:accesspoint/a:b.mrap", "host name"),
-            (long_alias.as_str(), "host name"),
+            (
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-1/accesspoint",
+                "expected an access point name",
+            ),
+            (
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-1/bucket/b",
+                "outpost type accesspoint",
+            ),
+            (
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-1/accesspoint/ap/x",
+                "sub-resources",
+            ),
         ];
         for (name, fragment) in cases {
             for parse in [BucketName::new, BucketName::new_relaxed] {
@@ -791,6 +1013,91 @@ mod tests {
                     other => panic!("{name}: {other:?}"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn s3_express_names_without_a_known_zone_are_for_custom_endpoints_only() {
+        for name in ["logs--x-s3", "mybucket--usaz1--x-s3", "ap--usaz1--xa-s3"] {
+            let bucket = BucketName::new(name).unwrap();
+            assert!(bucket.is_s3_express(), "{name}");
+            let refusal = crate::Endpoint::aws("us-east-1")
+                .unwrap()
+                .uri(Some(&bucket), None, "")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                refusal.contains("unrecognized S3 Express name format"),
+                "{refusal}"
+            );
+            let custom = crate::Endpoint::custom("https://express.example.com", "us-east-1")
+                .unwrap()
+                .uri(Some(&bucket), None, "")
+                .unwrap();
+            assert_eq!(
+                custom,
+                format!("https://{name}.express.example.com/").as_str()
+            );
+        }
+    }
+
+    #[test]
+    fn outposts_arns_and_aliases_give_their_parts() {
+        let arn = BucketName::new(
+            "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01234567890123456/accesspoint/reports",
+        )
+        .unwrap();
+        assert_eq!(
+            arn.kind(),
+            BucketKind::OutpostsAccessPoint {
+                arn: AccessPointArn {
+                    partition: "aws",
+                    region: "us-west-2",
+                    account_id: "123456789012",
+                    name: "reports",
+                },
+                outpost_id: "op-01234567890123456",
+            }
+        );
+        let rack =
+            BucketName::new("test-accessp-o0b1d075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3")
+                .unwrap();
+        assert_eq!(
+            rack.kind(),
+            BucketKind::OutpostsAccessPointAlias {
+                outpost_id: Some("0b1d075431d83bebd")
+            }
+        );
+        let server =
+            BucketName::new("test-accessp-e0000075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3")
+                .unwrap();
+        assert_eq!(
+            server.kind(),
+            BucketKind::OutpostsAccessPointAlias { outpost_id: None }
+        );
+        // Shorter than an alias: a bucket name like any other.
+        assert_eq!(
+            BucketName::new("short--op-s3").unwrap().kind(),
+            BucketKind::GeneralPurpose
+        );
+    }
+
+    #[test]
+    fn relaxed_names_take_any_path_segment_but_never_a_slash() {
+        for name in [
+            "bucket!",
+            "bucket name",
+            "example.com#",
+            "99_ab",
+            "BucketName",
+        ] {
+            let bucket = BucketName::new_relaxed(name).unwrap();
+            assert_eq!(bucket.kind(), BucketKind::GeneralPurpose);
+            assert!(!bucket.is_dns_compatible(), "{name}");
+            assert!(BucketName::new(name).is_err(), "{name}");
+        }
+        for name in ["a/b", "a\nb", "", &"a".repeat(256)] {
+            assert!(BucketName::new_relaxed(name).is_err(), "{name:?}");
         }
     }
 

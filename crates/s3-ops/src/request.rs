@@ -205,6 +205,9 @@ pub(crate) struct RequestBuilder<'a> {
     error: Option<Error>,
     route: Route,
     iam_auth: bool,
+    /// A fixed path where an operation has no key (`/WriteGetObjectResponse`).
+    path: Option<&'a str>,
+    host_prefix: Option<&'a str>,
 }
 
 impl<'a> RequestBuilder<'a> {
@@ -220,7 +223,21 @@ impl<'a> RequestBuilder<'a> {
             error: None,
             route: Route::Data,
             iam_auth: false,
+            path: None,
+            host_prefix: None,
         }
+    }
+
+    /// A fixed path (one segment, no bucket, no key).
+    pub(crate) fn path(mut self, path: &'a str) -> Self {
+        self.path = Some(path);
+        self
+    }
+
+    /// A label put in front of the host (WriteGetObjectResponse's request route).
+    pub(crate) fn host_prefix(mut self, prefix: &'a str) -> Self {
+        self.host_prefix = Some(prefix);
+        self
     }
 
     /// A bucket-level (control plane) operation: a directory bucket's goes to its region's
@@ -234,6 +251,12 @@ impl<'a> RequestBuilder<'a> {
     /// (ListDirectoryBuckets).
     pub(crate) fn directory_control(mut self) -> Self {
         self.route = Route::DirectoryControl;
+        self
+    }
+
+    /// An operation of S3 Object Lambda's endpoint without a bucket (WriteGetObjectResponse).
+    pub(crate) fn object_lambda(mut self) -> Self {
+        self.route = Route::ObjectLambda;
         self
     }
 
@@ -444,7 +467,7 @@ impl<'a> RequestBuilder<'a> {
     /// its CRC32 for a directory bucket, which refuses MD5.
     pub(crate) fn xml_body(self, document: Vec<u8>) -> Self {
         let builder = self.header("content-type", "application/xml");
-        let builder = if builder.bucket.is_some_and(BucketName::is_directory_bucket) {
+        let builder = if builder.bucket.is_some_and(BucketName::is_s3_express) {
             let crc32 = ChecksumAlgorithm::Crc32.checksum(&document);
             builder
                 .header("x-amz-sdk-checksum-algorithm", ChecksumAlgorithm::Crc32)
@@ -455,9 +478,9 @@ impl<'a> RequestBuilder<'a> {
         builder.body(Body::Bytes(Bytes::from(document)))
     }
 
-    /// Whether the request addresses an S3 Express One Zone directory bucket.
-    pub(crate) fn is_directory_bucket(&self) -> bool {
-        self.bucket.is_some_and(BucketName::is_directory_bucket)
+    /// Whether the request addresses an S3 Express One Zone directory bucket or access point.
+    pub(crate) fn is_s3_express(&self) -> bool {
+        self.bucket.is_some_and(BucketName::is_s3_express)
     }
 
     pub(crate) fn body(mut self, body: Body) -> Self {
@@ -482,9 +505,15 @@ impl<'a> RequestBuilder<'a> {
                 query.push_str(value);
             }
         }
-        let address =
-            self.endpoint
-                .address(self.bucket, self.key, &query, self.route, self.iam_auth)?;
+        let key = self.key.map(ObjectKey::as_str).or(self.path);
+        let address = self.endpoint.address(
+            self.bucket,
+            key,
+            &query,
+            self.route,
+            self.iam_auth,
+            self.host_prefix,
+        )?;
         let sends_body =
             !matches!(self.body, Body::Empty) || matches!(self.method, Method::PUT | Method::POST);
         if sends_body {

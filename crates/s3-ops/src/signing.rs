@@ -21,6 +21,9 @@ pub struct SigningScope {
     service: Option<&'static str>,
     /// The directory bucket whose session credentials sign the request.
     session_bucket: Option<String>,
+    /// With a region set: SigV4 for the region is accepted too (S3 on Outposts), for a
+    /// signer built without SigV4a.
+    v4_fallback: bool,
 }
 
 /// The region set of requests to a Multi-Region Access Point: AWS may route each one to
@@ -35,6 +38,14 @@ impl SigningScope {
 
     pub(crate) fn for_every_region(mut self) -> Self {
         self.region_set = Some(MULTI_REGION_ACCESS_POINT_REGION_SET);
+        self
+    }
+
+    /// SigV4a for every region where the signer has it, SigV4 for the scope's region
+    /// otherwise: the two signatures S3 on Outposts accepts, in the SDKs' order.
+    pub(crate) fn for_every_region_or_own(mut self) -> Self {
+        self.region_set = Some(MULTI_REGION_ACCESS_POINT_REGION_SET);
+        self.v4_fallback = true;
         self
     }
 
@@ -59,9 +70,17 @@ impl SigningScope {
     }
 
     /// The SigV4a region set the request must be signed for, or `None` when it is signed
-    /// with SigV4 for one region. `Some("*")` for a request to a Multi-Region Access Point.
+    /// with SigV4 for one region. `Some("*")` for a request to a Multi-Region Access Point
+    /// or S3 on Outposts.
     pub fn region_set(&self) -> Option<&'static str> {
         self.region_set
+    }
+
+    /// Whether a request with a [`SigningScope::region_set`] may be signed with SigV4 for
+    /// [`SigningScope::region`] instead, by a signer without SigV4a (S3 on Outposts takes
+    /// both; a Multi-Region Access Point only SigV4a).
+    pub fn accepts_sigv4(&self) -> bool {
+        self.region_set.is_none() || self.v4_fallback
     }
 
     /// The S3 Express One Zone directory bucket whose session credentials (CreateSession)
@@ -74,8 +93,9 @@ impl SigningScope {
     /// The signer's parameters for this scope.
     ///
     /// SigV4a needs this crate's `sigv4a` feature (which turns on s3-sigv4's); without it a
-    /// request with a region set fails with [`Error::SigV4aDisabled`] instead of being
-    /// signed with a signature S3 would refuse.
+    /// request with a region set is signed with SigV4 where S3 accepts that too
+    /// ([`SigningScope::accepts_sigv4`]), and otherwise fails with [`Error::SigV4aDisabled`]
+    /// instead of being signed with a signature S3 would refuse.
     pub fn params<'a>(
         &'a self,
         endpoint: &'a Endpoint,
@@ -92,6 +112,13 @@ impl SigningScope {
             #[cfg(feature = "sigv4a")]
             Some(region_set) => Ok(SigningParams::v4a(
                 region_set,
+                self.service(),
+                time,
+                payload,
+            )),
+            #[cfg(not(feature = "sigv4a"))]
+            Some(_) if self.v4_fallback => Ok(SigningParams::new(
+                self.region(endpoint),
                 self.service(),
                 time,
                 payload,

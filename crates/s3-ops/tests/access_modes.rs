@@ -11,14 +11,15 @@ use common::key;
 use s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_ops::{
     AddressingStyle, BucketName, CopyObject, CopySource, CreateBucket, CreateSession,
-    DeleteObjects, Endpoint, Error, GetObject, HeadBucket, InvalidInput, ListBuckets,
-    ListDirectoryBuckets, Operation, OperationRequest, PutObject, RawRequest, RequestExtras,
+    DeleteObjects, Endpoint, Error, GetObject, HeadBucket, InvalidInput, ListDirectoryBuckets,
+    Operation, OperationRequest, PutObject, RawRequest, RequestExtras,
 };
 
 const AP: &str = "arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap";
 const OLAP: &str = "arn:aws:s3-object-lambda:us-west-2:123456789012:accesspoint/my-olap";
 const ALIAS: &str = "my-ap-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias";
 const DIRECTORY: &str = "logs--usw2-az1--x-s3";
+const EXPRESS_AP: &str = "reports--usw2-az1--xa-s3";
 
 fn bucket(name: &str) -> BucketName {
     BucketName::new(name).unwrap()
@@ -53,67 +54,13 @@ fn endpoint_refusal(result: Result<OperationRequest, Error>) -> String {
     }
 }
 
+// Hosts, signing scopes and refusals of every addressing form are AWS's official cases
+// (tests/endpoint_rules.rs); what follows is what the cases do not say: how operations other
+// than GetObject address and sign, and the choices s3-ops makes where the rules are silent.
+
 #[test]
-fn access_point_arns_go_to_their_hosts_signed_for_their_region() {
-    let cases = [
-        (
-            aws("us-east-1"),
-            "my-ap-123456789012.s3-accesspoint.us-west-2.amazonaws.com",
-        ),
-        (
-            aws("us-west-2"),
-            "my-ap-123456789012.s3-accesspoint.us-west-2.amazonaws.com",
-        ),
-        (
-            aws("us-west-2").with_fips(true),
-            "my-ap-123456789012.s3-accesspoint-fips.us-west-2.amazonaws.com",
-        ),
-        (
-            aws("us-west-2").with_dual_stack(true),
-            "my-ap-123456789012.s3-accesspoint.dualstack.us-west-2.amazonaws.com",
-        ),
-        (
-            aws("us-west-2").with_fips(true).with_dual_stack(true),
-            "my-ap-123456789012.s3-accesspoint-fips.dualstack.us-west-2.amazonaws.com",
-        ),
-        (
-            Endpoint::custom(
-                "https://accesspoint.vpce-1a2b.s3.us-west-2.vpce.amazonaws.com",
-                "us-west-2",
-            )
-            .unwrap(),
-            "my-ap-123456789012.accesspoint.vpce-1a2b.s3.us-west-2.vpce.amazonaws.com",
-        ),
-    ];
-    for (endpoint, host) in cases {
-        let (uri, region, service, session) = addressed(&get(AP), &endpoint);
-        assert_eq!(uri, format!("https://{host}/a%20b.txt"), "{endpoint:?}");
-        assert_eq!(
-            (region.as_str(), service.as_str(), session),
-            ("us-west-2", "s3", None)
-        );
-    }
-    // The other partitions, with their own DNS suffixes.
-    for (arn, client, host, region) in [
-        (
-            "arn:aws-us-gov:s3:us-gov-west-1:123456789012:accesspoint/ap1",
-            "us-gov-east-1",
-            "ap1-123456789012.s3-accesspoint.us-gov-west-1.amazonaws.com",
-            "us-gov-west-1",
-        ),
-        (
-            "arn:aws-cn:s3:cn-north-1:123456789012:accesspoint/ap1",
-            "cn-northwest-1",
-            "ap1-123456789012.s3-accesspoint.cn-north-1.amazonaws.com.cn",
-            "cn-north-1",
-        ),
-    ] {
-        let (uri, signed_region, ..) = addressed(&get(arn), &aws(client));
-        assert_eq!(uri, format!("https://{host}/a%20b.txt"));
-        assert_eq!(signed_region, region);
-    }
-    // Listings, uploads and copies from an access point address it the same way.
-    let (uri, ..) = addressed(
+fn operations_address_access_points_as_get_object_does() {
+    let (uri, region, service, _) = addressed(
         &ListObjectsV2::new(bucket(AP)).prefix("p/"),
         &aws("us-east-1"),
     );
@@ -121,6 +68,7 @@ fn access_point_arns_go_to_their_hosts_signed_for_their_region() {
         uri.starts_with("https://my-ap-123456789012.s3-accesspoint.us-west-2.amazonaws.com/?"),
         "{uri}"
     );
+    assert_eq!((region.as_str(), service.as_str()), ("us-west-2", "s3"));
     let copy = CopyObject::new(
         CopySource::new(bucket(AP), key("src/a b")),
         bucket("dest"),
@@ -131,23 +79,6 @@ fn access_point_arns_go_to_their_hosts_signed_for_their_region() {
         request.request.headers()["x-amz-copy-source"],
         format!("{AP}/object/src/a%20b")
     );
-}
-
-#[test]
-fn object_lambda_access_points_are_signed_for_their_service() {
-    let (uri, region, service, _) = addressed(&get(OLAP), &aws("us-east-1"));
-    assert_eq!(
-        uri,
-        "https://my-olap-123456789012.s3-object-lambda.us-west-2.amazonaws.com/a%20b.txt"
-    );
-    assert_eq!(
-        (region.as_str(), service.as_str()),
-        ("us-west-2", "s3-object-lambda")
-    );
-    let (uri, ..) = addressed(&get(OLAP), &aws("us-west-2").with_fips(true));
-    assert!(uri.starts_with("https://my-olap-123456789012.s3-object-lambda-fips.us-west-2."));
-    let refusal = endpoint_refusal(get(OLAP).request(&aws("us-west-2").with_dual_stack(true)));
-    assert!(refusal.contains("dual-stack"), "{refusal}");
     let source = CopySource::new(bucket(OLAP), key("k"));
     let refusal = endpoint_refusal(
         CopyObject::new(source, bucket("dest"), key("k")).request(&aws("us-west-2")),
@@ -156,106 +87,70 @@ fn object_lambda_access_points_are_signed_for_their_service() {
 }
 
 #[test]
-fn access_point_arns_refuse_what_aws_does_not_offer() {
-    let cases = [
-        (
-            aws("us-east-1").with_accelerate(true),
-            "Transfer Acceleration",
-        ),
-        (
-            aws("us-east-1").with_use_arn_region(false),
-            "use_arn_region is off",
-        ),
-        (aws("cn-north-1"), "partition aws-cn"),
-        (aws("us-gov-west-1"), "partition aws-us-gov"),
-        (
-            aws("us-west-2").with_addressing_style(AddressingStyle::Path),
-            "path-style",
-        ),
-    ];
-    for (endpoint, fragment) in cases {
-        let refusal = endpoint_refusal(get(AP).request(&endpoint));
-        assert!(refusal.contains(fragment), "{endpoint:?}: {refusal}");
+fn access_points_of_every_kind_are_no_buckets_to_create() {
+    for name in [
+        AP,
+        OLAP,
+        ALIAS,
+        EXPRESS_AP,
+        "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap",
+        "test-accessp-o0b1d075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3",
+    ] {
+        let refusal = endpoint_refusal(CreateBucket::new(bucket(name)).request(&aws("us-west-2")));
+        assert!(
+            refusal.contains("access points are not supported"),
+            "{name}: {refusal}"
+        );
     }
-    // use_arn_region off is fine when the regions agree.
     assert!(
-        get(AP)
-            .request(&aws("us-west-2").with_use_arn_region(false))
+        CreateBucket::new(bucket(DIRECTORY))
+            .request(&aws("us-west-2"))
             .is_ok()
     );
-    // Access points are not buckets to create.
-    let refusal = endpoint_refusal(CreateBucket::new(bucket(AP)).request(&aws("us-west-2")));
-    assert!(refusal.contains("CreateBucket"), "{refusal}");
 }
 
 #[test]
-fn access_point_aliases_are_virtual_hosted_only() {
-    let (uri, region, service, _) = addressed(&get(ALIAS), &aws("us-east-1"));
-    assert_eq!(
-        uri,
-        format!("https://{ALIAS}.s3.us-east-1.amazonaws.com/a%20b.txt")
-    );
-    assert_eq!((region.as_str(), service.as_str()), ("us-east-1", "s3"));
-    let refusal = endpoint_refusal(
-        get(ALIAS).request(&aws("us-east-1").with_addressing_style(AddressingStyle::Path)),
-    );
-    assert!(refusal.contains("path-style"), "{refusal}");
-    // On an S3-compatible store the name is only a name: its addressing style applies.
-    let (uri, ..) = addressed(&get(ALIAS), &common::minio());
-    assert_eq!(uri, format!("http://127.0.0.1:9000/{ALIAS}/a%20b.txt"));
-}
-
-#[test]
-fn directory_buckets_use_their_zone_and_the_control_endpoint() {
+fn s3_express_sessions_and_what_they_sign() {
     let west = aws("us-west-2");
-    let zonal = format!("https://{DIRECTORY}.s3express-usw2-az1.us-west-2.amazonaws.com");
-    let session = Some(DIRECTORY.to_owned());
-    assert_eq!(
-        addressed(&get(DIRECTORY), &west),
+    for (name, zonal) in [
         (
-            format!("{zonal}/a%20b.txt"),
-            "us-west-2".into(),
-            "s3express".into(),
-            session.clone()
-        )
-    );
-    let (uri, ..) = addressed(&get(DIRECTORY), &aws("us-west-2").with_fips(true));
-    assert!(
-        uri.starts_with(&format!(
-            "https://{DIRECTORY}.s3express-fips-usw2-az1.us-west-2."
-        )),
-        "{uri}"
-    );
-    // Session-less: CreateSession itself, HeadBucket and CopyObject are authorized by IAM.
-    let create = CreateSession::new(bucket(DIRECTORY));
-    let request = create.request(&west).unwrap();
-    assert_eq!(
-        request.request.uri().to_string(),
-        format!("{zonal}/?session")
-    );
-    assert_eq!(
-        request.request.headers()["x-amz-create-session-mode"],
-        "ReadWrite"
-    );
-    assert_eq!(request.signing().express_session(), None);
-    assert_eq!(request.signing().service(), "s3express");
-    assert_eq!(
-        addressed(&HeadBucket::new(bucket(DIRECTORY)), &west).3,
-        None
-    );
-    let copy = CopyObject::new(
-        CopySource::new(bucket(DIRECTORY), key("a")),
-        bucket(DIRECTORY),
-        key("b"),
-    );
-    assert_eq!(addressed(&copy, &west).3, None);
-    // Bucket-level operations go to the regional control endpoint, path-style.
-    let (uri, _, service, session) = addressed(&CreateBucket::new(bucket(DIRECTORY)), &west);
-    assert_eq!(
-        uri,
-        format!("https://s3express-control.us-west-2.amazonaws.com/{DIRECTORY}")
-    );
-    assert_eq!((service.as_str(), session), ("s3express", None));
+            DIRECTORY,
+            format!("https://{DIRECTORY}.s3express-usw2-az1.us-west-2.amazonaws.com"),
+        ),
+        (
+            EXPRESS_AP,
+            format!("https://{EXPRESS_AP}.s3express-usw2-az1.us-west-2.amazonaws.com"),
+        ),
+    ] {
+        // One session per bucket or access point, created at its own zonal host with the
+        // caller's credentials.
+        let request = CreateSession::new(bucket(name)).request(&west).unwrap();
+        assert_eq!(
+            request.request.uri().to_string(),
+            format!("{zonal}/?session")
+        );
+        assert_eq!(
+            request.request.headers()["x-amz-create-session-mode"],
+            "ReadWrite"
+        );
+        assert_eq!(request.signing().express_session(), None);
+        assert_eq!(request.signing().service(), "s3express");
+        assert_eq!(addressed(&get(name), &west).3.as_deref(), Some(name));
+        // HeadBucket and CopyObject are authorized by IAM.
+        assert_eq!(addressed(&HeadBucket::new(bucket(name)), &west).3, None);
+        let copy = CopyObject::new(
+            CopySource::new(bucket(name), key("a")),
+            bucket(name),
+            key("b"),
+        );
+        assert_eq!(addressed(&copy, &west).3, None);
+        // Session auth off: the caller's credentials, still for s3express.
+        let (_, _, service, session) = addressed(
+            &get(name),
+            &aws("us-west-2").with_s3_express_session_auth(false),
+        );
+        assert_eq!((service.as_str(), session), ("s3express", None));
+    }
     let (uri, _, service, _) = addressed(
         &ListDirectoryBuckets::new().max_directory_buckets(10),
         &west,
@@ -265,172 +160,107 @@ fn directory_buckets_use_their_zone_and_the_control_endpoint() {
         "https://s3express-control.us-west-2.amazonaws.com/?max-directory-buckets=10"
     );
     assert_eq!(service, "s3express");
-    // A custom endpoint (a test server, a gateway): the bucket in the host, or in the path
-    // when the endpoint is an IP address.
-    let local = Endpoint::custom("http://127.0.0.1:9000", "us-west-2").unwrap();
-    let (uri, _, _, session) = addressed(&get(DIRECTORY), &local);
-    assert_eq!(uri, format!("http://127.0.0.1:9000/{DIRECTORY}/a%20b.txt"));
-    assert_eq!(session.as_deref(), Some(DIRECTORY));
-    let named = Endpoint::custom("https://express.example.com", "us-west-2").unwrap();
-    assert_eq!(
-        addressed(&get(DIRECTORY), &named).0,
-        format!("https://{DIRECTORY}.express.example.com/a%20b.txt")
-    );
-    assert!(
-        addressed(&ListBuckets::new(), &west)
-            .0
-            .starts_with("https://s3.us-west-2.amazonaws.com/")
-    );
-}
-
-#[test]
-fn directory_buckets_get_what_s3_express_accepts() {
-    let west = aws("us-west-2");
-    for endpoint in [
-        aws("us-west-2").with_dual_stack(true),
-        aws("us-west-2").with_accelerate(true),
-    ] {
-        let refusal = endpoint_refusal(get(DIRECTORY).request(&endpoint));
-        assert!(
-            refusal.contains("directory buckets cannot be used with"),
-            "{refusal}"
-        );
-    }
-    // Listings are by directory.
-    for (list, fragment) in [
-        (
-            ListObjectsV2::new(bucket(DIRECTORY)).prefix("logs"),
-            "must end in '/'",
-        ),
-        (
-            ListObjectsV2::new(bucket(DIRECTORY)).delimiter(","),
-            "only '/'",
-        ),
-    ] {
-        let refusal = endpoint_refusal(list.request(&west));
-        assert!(refusal.contains(fragment), "{refusal}");
-    }
-    assert!(
-        ListObjectsV2::new(bucket(DIRECTORY))
-            .prefix("logs/")
-            .delimiter("/")
-            .request(&west)
-            .is_ok()
-    );
-    // No Content-MD5: DeleteObjects carries a CRC32 instead, PutObject refuses it.
-    let delete = DeleteObjects::new(bucket(DIRECTORY), vec![key("a")])
-        .request(&west)
-        .unwrap();
-    let headers = delete.request.headers();
-    assert!(!headers.contains_key("content-md5"));
-    assert_eq!(headers["x-amz-sdk-checksum-algorithm"], "CRC32");
-    assert!(headers.contains_key("x-amz-checksum-crc32"));
-    let put = PutObject::new(bucket(DIRECTORY), key("k"))
-        .body(Bytes::from_static(b"x"))
-        .content_md5(true);
-    let refusal = endpoint_refusal(put.request(&west));
-    assert!(refusal.contains("refuse Content-MD5"), "{refusal}");
-    // A general-purpose bucket keeps its MD5.
-    let delete = DeleteObjects::new(bucket("plain"), vec![key("a")])
-        .request(&west)
-        .unwrap();
-    assert!(delete.request.headers().contains_key("content-md5"));
-    // CreateSession is for directory buckets only.
     let refusal = endpoint_refusal(CreateSession::new(bucket("plain")).request(&west));
     assert!(refusal.contains("directory buckets"), "{refusal}");
 }
 
 #[test]
-fn transfer_acceleration_serves_objects_only() {
+fn s3_express_buckets_and_access_points_get_what_s3_express_accepts() {
+    let west = aws("us-west-2");
+    for name in [DIRECTORY, EXPRESS_AP] {
+        // Listings are by directory.
+        for (list, fragment) in [
+            (
+                ListObjectsV2::new(bucket(name)).prefix("logs"),
+                "must end in '/'",
+            ),
+            (ListObjectsV2::new(bucket(name)).delimiter(","), "only '/'"),
+        ] {
+            let refusal = endpoint_refusal(list.request(&west));
+            assert!(refusal.contains(fragment), "{name}: {refusal}");
+        }
+        assert!(
+            ListObjectsV2::new(bucket(name))
+                .prefix("logs/")
+                .delimiter("/")
+                .request(&west)
+                .is_ok()
+        );
+        // No Content-MD5: DeleteObjects carries a CRC32 instead, PutObject refuses it.
+        let delete = DeleteObjects::new(bucket(name), vec![key("a")])
+            .request(&west)
+            .unwrap();
+        let headers = delete.request.headers();
+        assert!(!headers.contains_key("content-md5"));
+        assert_eq!(headers["x-amz-sdk-checksum-algorithm"], "CRC32");
+        assert!(headers.contains_key("x-amz-checksum-crc32"));
+        let put = PutObject::new(bucket(name), key("k"))
+            .body(Bytes::from_static(b"x"))
+            .content_md5(true);
+        let refusal = endpoint_refusal(put.request(&west));
+        assert!(refusal.contains("refuse Content-MD5"), "{refusal}");
+    }
+    // A general-purpose bucket keeps its MD5.
+    let delete = DeleteObjects::new(bucket("plain"), vec![key("a")])
+        .request(&west)
+        .unwrap();
+    assert!(delete.request.headers().contains_key("content-md5"));
+}
+
+/// Where the rules send a request to AWS's own host although the client was given an
+/// endpoint, s3-ops refuses instead: no request goes around the configured endpoint.
+#[test]
+fn nothing_is_routed_around_a_custom_endpoint() {
+    let custom = Endpoint::custom("https://s3.internal.example.com", "us-west-2")
+        .unwrap()
+        .with_addressing_style(AddressingStyle::VirtualHosted);
+    for name in [
+        "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap",
+        "test-accessp-o0b1d075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3",
+    ] {
+        let refusal = endpoint_refusal(get(name).request(&custom));
+        assert!(
+            refusal.contains("not the custom endpoint"),
+            "{name}: {refusal}"
+        );
+    }
+}
+
+#[test]
+fn bucket_level_operations_keep_the_regional_host_under_acceleration() {
     let accelerated = aws("eu-west-1").with_accelerate(true);
-    let (uri, region, ..) = addressed(&get("photos"), &accelerated);
-    assert_eq!(uri, "https://photos.s3-accelerate.amazonaws.com/a%20b.txt");
-    assert_eq!(region, "eu-west-1");
-    let (uri, ..) = addressed(
-        &get("photos"),
-        &aws("eu-west-1").with_accelerate(true).with_dual_stack(true),
-    );
     assert_eq!(
-        uri,
-        "https://photos.s3-accelerate.dualstack.amazonaws.com/a%20b.txt"
+        addressed(&get("photos"), &accelerated).0,
+        "https://photos.s3-accelerate.amazonaws.com/a%20b.txt"
     );
-    // Bucket-level operations and requests without a bucket keep the regional host.
     assert_eq!(
         addressed(&CreateBucket::new(bucket("photos")), &accelerated).0,
         "https://photos.s3.eu-west-1.amazonaws.com/"
     );
-    assert!(
-        addressed(&ListBuckets::new(), &accelerated)
-            .0
-            .starts_with("https://s3.eu-west-1.amazonaws.com/")
+    // A name its hosts cannot take is no reason to refuse CreateBucket.
+    assert_eq!(
+        addressed(&CreateBucket::new(bucket("my.photos")), &accelerated).0,
+        "https://s3.eu-west-1.amazonaws.com/my.photos"
     );
-    for (endpoint, name, fragment) in [
-        (accelerated.clone(), "my.photos", "without '.'"),
-        (
-            accelerated
-                .clone()
-                .with_addressing_style(AddressingStyle::Path),
-            "photos",
-            "path-style",
-        ),
-        (
-            aws("us-east-1").with_accelerate(true).with_fips(true),
-            "photos",
-            "no FIPS endpoint",
-        ),
-        (
-            aws("cn-north-1").with_accelerate(true),
-            "photos",
-            "commercial AWS regions",
-        ),
-    ] {
-        let refusal = endpoint_refusal(get(name).request(&endpoint));
-        assert!(
-            refusal.contains(fragment),
-            "{name} via {endpoint:?}: {refusal}"
-        );
-    }
-    let mrap = "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap";
-    let refusal = endpoint_refusal(get(mrap).request(&aws("us-east-1").with_accelerate(true)));
-    assert!(refusal.contains("Transfer Acceleration"), "{refusal}");
 }
 
 #[test]
-fn fips_and_dual_stack_only_where_aws_has_them() {
-    let (uri, ..) = addressed(
-        &get("photos"),
-        &aws("us-east-2").with_fips(true).with_dual_stack(true),
+fn a_custom_endpoint_keeps_names_in_the_path_until_told_otherwise() {
+    // On an S3-compatible store an access point alias is only a name: path-style.
+    let (uri, ..) = addressed(&get(ALIAS), &common::minio());
+    assert_eq!(uri, format!("http://127.0.0.1:9000/{ALIAS}/a%20b.txt"));
+    let named = Endpoint::custom("http://minio.local:9000", "us-east-1").unwrap();
+    assert_eq!(
+        addressed(&get("photos"), &named).0,
+        "http://minio.local:9000/photos/a%20b.txt"
     );
     assert_eq!(
-        uri,
-        "https://photos.s3-fips.dualstack.us-east-2.amazonaws.com/a%20b.txt"
-    );
-    let (uri, ..) = addressed(&get("photos"), &aws("us-gov-west-1").with_fips(true));
-    assert_eq!(
-        uri,
-        "https://photos.s3-fips.us-gov-west-1.amazonaws.com/a%20b.txt"
-    );
-    for (endpoint, fragment) in [
-        (
-            aws("eu-west-1").with_fips(true),
-            "no FIPS endpoint in this region",
-        ),
-        (
-            aws("cn-north-1").with_fips(true),
-            "no FIPS endpoint in this region",
-        ),
-        (aws("us-iso-east-1").with_dual_stack(true), "no dual-stack"),
-    ] {
-        let refusal = endpoint_refusal(get("photos").request(&endpoint));
-        assert!(refusal.contains(fragment), "{endpoint:?}: {refusal}");
-        assert!(endpoint.check().is_err());
-    }
-    assert!(aws("us-east-1").with_fips(true).check().is_ok());
-    // The refusal names the regions that have FIPS hosts, exactly.
-    let refusal = endpoint_refusal(get("photos").request(&aws("eu-west-1").with_fips(true)));
-    assert!(
-        refusal.contains("us-gov-west-1, us-iso-east-1, us-iso-west-1, us-isob-east-1"),
-        "{refusal}"
+        addressed(
+            &get("photos"),
+            &named.with_addressing_style(AddressingStyle::VirtualHosted)
+        )
+        .0,
+        "http://photos.minio.local:9000/a%20b.txt"
     );
 }
 

@@ -67,13 +67,13 @@ impl Operation for CreateSession {
     type Output = CreateSessionOutput;
 
     fn request(&self, endpoint: &Endpoint) -> Result<OperationRequest, Error> {
-        let check = if self.bucket.is_directory_bucket() {
+        let check = if self.bucket.is_s3_express() {
             Ok(())
         } else {
             Err(InvalidInput::Parameter {
                 name: "Bucket",
                 reason: format!(
-                    "CreateSession is for S3 Express One Zone directory buckets \
+                    "CreateSession is for S3 Express One Zone directory buckets and their access points \
                      (<name>--<zone-id>--x-s3), not {:?}",
                     self.bucket.as_str()
                 ),

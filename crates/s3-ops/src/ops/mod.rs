@@ -75,6 +75,7 @@ pub mod restore_object;
 mod subresource;
 pub mod upload_part;
 pub mod upload_part_copy;
+pub mod write_get_object_response;
 
 // The operations themselves, flat: `s3_ops::ops::PutObject` (and `s3_ops::PutObject`).
 pub use abort_multipart_upload::AbortMultipartUpload;
@@ -138,6 +139,7 @@ pub use put_public_access_block::PutPublicAccessBlock;
 pub use restore_object::RestoreObject;
 pub use upload_part::UploadPart;
 pub use upload_part_copy::UploadPartCopy;
+pub use write_get_object_response::WriteGetObjectResponse;
 
 /// Generates builder setters for `Option` fields named like the setter:
 /// `name: impl Into<T>` becomes `pub fn name(self, value: impl Into<T>) -> Self`, and
@@ -240,7 +242,7 @@ impl ListingScope {
     /// A directory bucket lists only by directories: a prefix must end in `/`, and `/` is
     /// the only delimiter (its listings also come back unordered).
     fn check_directory_bucket(&self) -> Result<(), Error> {
-        if !self.bucket.is_directory_bucket() {
+        if !self.bucket.is_s3_express() {
             return Ok(());
         }
         let reason = if self
@@ -674,16 +676,13 @@ impl Payload {
         };
         let builder = match (self.content_md5, body.in_memory()) {
             (false, _) => builder,
-            (true, _) if builder.is_directory_bucket() => {
-                builder.check(Err(InvalidInput::Parameter {
-                    name: "Content-MD5",
-                    reason:
-                        "S3 Express One Zone directory buckets refuse Content-MD5; use a checksum \
+            (true, _) if builder.is_s3_express() => builder.check(Err(InvalidInput::Parameter {
+                name: "Content-MD5",
+                reason: "S3 Express One Zone directory buckets refuse Content-MD5; use a checksum \
                          (checksum_algorithm) instead"
-                            .to_owned(),
-                }
-                .into()))
+                    .to_owned(),
             }
+            .into())),
             (true, Some(bytes)) => builder.header("content-md5", ContentMd5::of(bytes)),
             (true, None) => builder.check(Err(InvalidInput::Parameter {
                 name: "Content-MD5",
