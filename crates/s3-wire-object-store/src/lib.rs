@@ -201,7 +201,7 @@ impl S3WireStore {
         if env_flag(env.as_ref(), "AWS_REQUEST_PAYER")? {
             builder = builder.request_payer(true);
         }
-        if env_flag(env.as_ref(), "AWS_S3_EXPRESS")? && !bucket.is_directory_bucket() {
+        if env_flag(env.as_ref(), "AWS_S3_EXPRESS")? && !bucket.is_s3_express() {
             return Err(s3_wire_tokio::Error::from(
                 s3_wire_tokio::s3_ops::Error::InvalidInput(
                     s3_wire_tokio::s3_ops::InvalidInput::Parameter {

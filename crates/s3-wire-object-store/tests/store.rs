@@ -463,3 +463,59 @@ async fn from_env_takes_skip_signature_request_payer_and_s3_express() {
         .is_ok()
     );
 }
+
+/// The AWS SDKs' S3 addressing variables configure the store's client like any other
+/// (what each does on the wire: s3-wire-tokio's tests of AWS's endpoint cases).
+#[test]
+fn from_env_takes_the_sdks_addressing_variables() {
+    use s3_wire_tokio::credentials::MapEnv;
+    let home = tempfile::tempdir().unwrap();
+    let store = |vars: &[(&str, &str)], bucket: &str| {
+        let mut env = MapEnv::new()
+            .with_home(home.path())
+            .with_var("AWS_REGION", "us-east-1")
+            .with_var("AWS_ACCESS_KEY_ID", "AKID")
+            .with_var("AWS_SECRET_ACCESS_KEY", "secret")
+            .with_var("AWS_EC2_METADATA_DISABLED", "true");
+        for (name, value) in vars {
+            env = env.with_var(*name, *value);
+        }
+        S3WireStore::from_env_with(bucket, Arc::new(env))
+    };
+    let plain = store(&[], "bucket").unwrap();
+    assert_eq!(
+        plain.client().endpoint().host(),
+        "s3.us-east-1.amazonaws.com"
+    );
+    assert!(plain.client().endpoint().s3_express_session_auth());
+    let legacy = store(
+        &[("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "legacy")],
+        "bucket",
+    )
+    .unwrap();
+    assert_eq!(legacy.client().endpoint().host(), "s3.amazonaws.com");
+    let sessionless = store(
+        &[("AWS_S3_DISABLE_EXPRESS_SESSION_AUTH", "true")],
+        "data--usw2-az1--x-s3",
+    )
+    .unwrap();
+    assert!(!sessionless.client().endpoint().s3_express_session_auth());
+    let mrap = "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap";
+    let refused = store(
+        &[("AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS", "true")],
+        mrap,
+    )
+    .unwrap()
+    .client()
+    .endpoint()
+    .uri(Some(&s3_wire_tokio::bucket(mrap).unwrap()), None, "")
+    .unwrap_err();
+    assert!(refused.to_string().contains("disabled"), "{refused}");
+    let Err(error) = store(
+        &[("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "global")],
+        "bucket",
+    ) else {
+        panic!("accepted");
+    };
+    assert!(error.to_string().contains("legacy or regional"), "{error}");
+}

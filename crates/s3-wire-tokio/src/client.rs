@@ -256,7 +256,7 @@ impl Client {
     /// Whether `bucket` lists its keys in key order: the client's store profile says, and a
     /// directory bucket (S3 Express One Zone) never does.
     pub(crate) fn lists_in_key_order(&self, bucket: &s3_ops::BucketName) -> bool {
-        let express = bucket.is_directory_bucket();
+        let express = bucket.is_s3_express();
         self.inner.quirks.listings_in_key_order
             && (!express || self.inner.express_quirks.listings_in_key_order)
     }

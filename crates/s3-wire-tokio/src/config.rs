@@ -101,14 +101,18 @@ pub struct ClientBuilder {
     env_error: Option<Error>,
 }
 
-/// FIPS, dual-stack, Transfer Acceleration and `use_arn_region`: set in code, or read from
-/// the environment and profile by `from_env` (`None`: off, and `use_arn_region` on).
+/// FIPS, dual-stack, Transfer Acceleration, `use_arn_region`, the `us-east-1` global
+/// endpoint, Multi-Region Access Points and S3 Express session auth: set in code, or read
+/// from the environment and profile by `from_env` (`None`: the AWS SDKs' defaults).
 #[derive(Clone, Copy, Debug, Default)]
 struct EndpointVariants {
     fips: Option<bool>,
     dual_stack: Option<bool>,
     accelerate: Option<bool>,
     use_arn_region: Option<bool>,
+    global_endpoint: Option<bool>,
+    multi_region_access_points: Option<bool>,
+    express_session_auth: Option<bool>,
 }
 
 /// A root certificate (or bundle of them) to trust.
@@ -222,6 +226,13 @@ impl ClientBuilder {
                             dual_stack: settings.use_dual_stack,
                             accelerate: settings.accelerate,
                             use_arn_region: settings.use_arn_region,
+                            global_endpoint: settings.us_east_1_global_endpoint,
+                            multi_region_access_points: settings
+                                .disable_multi_region_access_points
+                                .map(|disabled| !disabled),
+                            express_session_auth: settings
+                                .disable_express_session_auth
+                                .map(|disabled| !disabled),
                         };
                         if let Some(style) = settings.addressing_style {
                             builder.addressing_style = style;
@@ -314,7 +325,7 @@ impl ClientBuilder {
     /// Uses the FIPS 140 endpoints of the region (`s3-fips.<region>`, access points'
     /// `s3-accesspoint-fips`, S3 Express's `s3express-fips-<zone>`). `from_env` reads
     /// `AWS_USE_FIPS_ENDPOINT` and the profile's `use_fips_endpoint`. Refused with a custom
-    /// endpoint, with Transfer Acceleration, and in regions without FIPS hosts.
+    /// endpoint, with Transfer Acceleration, and in the China partition.
     pub fn fips(mut self, enabled: bool) -> Self {
         self.variants.fips = Some(enabled);
         self
@@ -322,8 +333,8 @@ impl ClientBuilder {
 
     /// Uses the dual-stack (IPv4 and IPv6) endpoints. `from_env` reads
     /// `AWS_USE_DUALSTACK_ENDPOINT` and the profile's `use_dualstack_endpoint`. Refused with
-    /// a custom endpoint; Multi-Region, Object Lambda access points and directory buckets
-    /// have none, and refuse it per request.
+    /// a custom endpoint; Multi-Region Access Points, Object Lambda and S3 on Outposts have
+    /// none, and refuse it per request.
     pub fn dual_stack(mut self, enabled: bool) -> Self {
         self.variants.dual_stack = Some(enabled);
         self
@@ -332,8 +343,8 @@ impl ClientBuilder {
     /// Sends object requests through S3 Transfer Acceleration
     /// (`<bucket>.s3-accelerate.amazonaws.com`; bucket-level requests keep the regional
     /// host). `from_env` reads the profile's `s3` → `use_accelerate_endpoint`. Refused with a
-    /// custom endpoint and with FIPS; a bucket whose name has a `.`, path-style addressing,
-    /// access points and directory buckets refuse it per request.
+    /// custom endpoint, with FIPS and in the China partition; a bucket whose name has a `.`,
+    /// path-style addressing, access points and directory buckets refuse it per request.
     pub fn accelerate(mut self, enabled: bool) -> Self {
         self.variants.accelerate = Some(enabled);
         self
@@ -344,6 +355,33 @@ impl ClientBuilder {
     /// the profile's `s3_use_arn_region`.
     pub fn use_arn_region(mut self, enabled: bool) -> Self {
         self.variants.use_arn_region = Some(enabled);
+        self
+    }
+
+    /// Sends `us-east-1` requests to the legacy global endpoint `s3.amazonaws.com` instead of
+    /// `s3.us-east-1.amazonaws.com` (default off, as in the AWS SDKs). `from_env` reads
+    /// `AWS_S3_US_EAST_1_REGIONAL_ENDPOINT=legacy` and the profile's
+    /// `s3_us_east_1_regional_endpoint`. The region `aws-global` names that host too.
+    pub fn legacy_global_endpoint(mut self, enabled: bool) -> Self {
+        self.variants.global_endpoint = Some(enabled);
+        self
+    }
+
+    /// Whether Multi-Region Access Point ARNs may be used (default on); off, their requests
+    /// fail before sending. `from_env` reads `AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS` and
+    /// the profile's `s3_disable_multiregion_access_points`.
+    pub fn multi_region_access_points(mut self, enabled: bool) -> Self {
+        self.variants.multi_region_access_points = Some(enabled);
+        self
+    }
+
+    /// Whether requests to S3 Express One Zone directory buckets and their access points are
+    /// signed with session credentials from CreateSession (default on), or with the
+    /// client's own credentials for the `s3express` service. `from_env` reads
+    /// `AWS_S3_DISABLE_EXPRESS_SESSION_AUTH` and the profile's
+    /// `s3_disable_express_session_auth`.
+    pub fn s3_express_session_auth(mut self, enabled: bool) -> Self {
+        self.variants.express_session_auth = Some(enabled);
         self
     }
 
@@ -718,7 +756,11 @@ impl ClientBuilder {
                 .with_dual_stack(dual_stack)
                 .with_accelerate(accelerate),
         };
-        endpoint = endpoint.with_use_arn_region(variants.use_arn_region.unwrap_or(true));
+        endpoint = endpoint
+            .with_use_arn_region(variants.use_arn_region.unwrap_or(true))
+            .with_global_endpoint(variants.global_endpoint.unwrap_or(false))
+            .with_multi_region_access_points(variants.multi_region_access_points.unwrap_or(true))
+            .with_s3_express_session_auth(variants.express_session_auth.unwrap_or(true));
         endpoint.check()?;
         // An explicit choice wins over what the host says.
         let quirks = self

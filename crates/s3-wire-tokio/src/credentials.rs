@@ -818,6 +818,9 @@ pub struct SharedConfig {
     env_use_fips: Option<String>,
     env_use_dual_stack: Option<String>,
     env_use_arn_region: Option<String>,
+    env_us_east_1_regional: Option<String>,
+    env_disable_mrap: Option<String>,
+    env_disable_express_session_auth: Option<String>,
     env_ca_bundle: Option<String>,
 }
 
@@ -838,6 +841,17 @@ pub struct EndpointSettings {
     /// `AWS_S3_USE_ARN_REGION`, or the profile's `s3_use_arn_region` (or `s3` →
     /// `use_arn_region`).
     pub use_arn_region: Option<bool>,
+    /// `true` for the legacy global endpoint of `us-east-1` (`s3.amazonaws.com`):
+    /// `AWS_S3_US_EAST_1_REGIONAL_ENDPOINT`, or the profile's
+    /// `s3_us_east_1_regional_endpoint` (or `s3` → `us_east_1_regional_endpoint`), `legacy`
+    /// (`true`) or `regional` (`false`).
+    pub us_east_1_global_endpoint: Option<bool>,
+    /// `AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS`, or the profile's
+    /// `s3_disable_multiregion_access_points` (or `s3` → the same key).
+    pub disable_multi_region_access_points: Option<bool>,
+    /// `AWS_S3_DISABLE_EXPRESS_SESSION_AUTH`, or the profile's
+    /// `s3_disable_express_session_auth` (or `s3` → the same key).
+    pub disable_express_session_auth: Option<bool>,
 }
 
 impl SharedConfig {
@@ -857,6 +871,9 @@ impl SharedConfig {
             env_use_fips: env_var(env, "AWS_USE_FIPS_ENDPOINT"),
             env_use_dual_stack: env_var(env, "AWS_USE_DUALSTACK_ENDPOINT"),
             env_use_arn_region: env_var(env, "AWS_S3_USE_ARN_REGION"),
+            env_us_east_1_regional: env_var(env, "AWS_S3_US_EAST_1_REGIONAL_ENDPOINT"),
+            env_disable_mrap: env_var(env, "AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS"),
+            env_disable_express_session_auth: env_var(env, "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH"),
             env_ca_bundle: env_var(env, "AWS_CA_BUNDLE"),
         })
     }
@@ -987,10 +1004,11 @@ impl SharedConfig {
         }))
     }
 
-    /// FIPS, dual-stack, Transfer Acceleration, addressing style and `use_arn_region`, as
-    /// the AWS CLI reads them: an environment variable wins over the profile; the profile's
-    /// `s3` section holds the S3-only ones. A value that is not `true` / `false` (or a known
-    /// addressing style) is an error naming the setting.
+    /// FIPS, dual-stack, Transfer Acceleration, addressing style, `use_arn_region`, the
+    /// `us-east-1` global endpoint, Multi-Region Access Points and S3 Express session auth,
+    /// as the AWS CLI reads them: an environment variable wins over the profile; the
+    /// profile's `s3` section holds the S3-only ones. A value that is not `true` / `false`
+    /// (`legacy` / `regional`, a known addressing style) is an error naming the setting.
     pub fn endpoint_settings(&self) -> Result<EndpointSettings, Error> {
         let profile = self.profile()?;
         let from_profile = |key: &'static str, sub_key: Option<&'static str>| {
@@ -1077,6 +1095,56 @@ impl SharedConfig {
                 "s3_use_arn_region",
                 Some("use_arn_region"),
             )?,
+            us_east_1_global_endpoint: self.us_east_1_global_endpoint(profile)?,
+            disable_multi_region_access_points: boolean(
+                (
+                    "AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS",
+                    &self.env_disable_mrap,
+                ),
+                "s3_disable_multiregion_access_points",
+                Some("s3_disable_multiregion_access_points"),
+            )?,
+            disable_express_session_auth: boolean(
+                (
+                    "AWS_S3_DISABLE_EXPRESS_SESSION_AUTH",
+                    &self.env_disable_express_session_auth,
+                ),
+                "s3_disable_express_session_auth",
+                Some("s3_disable_express_session_auth"),
+            )?,
+        })
+    }
+
+    /// `legacy` (`true`) or `regional` (`false`), from `AWS_S3_US_EAST_1_REGIONAL_ENDPOINT`
+    /// or the profile.
+    fn us_east_1_global_endpoint(&self, profile: Option<&Profile>) -> Result<Option<bool>, Error> {
+        let parse = |value: &str| match value.to_ascii_lowercase().as_str() {
+            "legacy" => Some(true),
+            "regional" => Some(false),
+            _ => None,
+        };
+        const REASON: &str = "must be legacy or regional";
+        if let Some(value) = &self.env_us_east_1_regional {
+            return parse(value)
+                .map(Some)
+                .ok_or_else(|| Error::InvalidVariable {
+                    variable: "AWS_S3_US_EAST_1_REGIONAL_ENDPOINT",
+                    reason: format!("{REASON}, not {value:?}"),
+                });
+        }
+        let Some(profile) = profile else {
+            return Ok(None);
+        };
+        let Some(value) = profile
+            .get("s3_us_east_1_regional_endpoint")
+            .or_else(|| profile.sub_property("s3", "us_east_1_regional_endpoint"))
+        else {
+            return Ok(None);
+        };
+        parse(value).map(Some).ok_or_else(|| Error::InvalidProfile {
+            profile: profile.name().to_owned(),
+            setting: "s3_us_east_1_regional_endpoint",
+            reason: format!("{REASON}, not {value:?}"),
         })
     }
 }

@@ -10,6 +10,9 @@ use std::time::{Duration, SystemTime};
 use s3_ops::ops::get_object::{GetObject, GetObjectOutput};
 use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
 use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
+use s3_ops::ops::write_get_object_response::{
+    WriteGetObjectResponse, WriteGetObjectResponseOutput,
+};
 use s3_ops::presign::Presignable;
 use s3_ops::presign_post::{PostConditions, PresignedPost};
 use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectKey, Operation};
@@ -129,6 +132,24 @@ impl Client {
         operation: UploadPart,
         body: impl Into<Body>,
     ) -> Result<UploadPartOutput, Error> {
+        let body = body.into();
+        let operation = match &body.source {
+            Source::Bytes(bytes) => operation.body(bytes.clone()),
+            _ => operation.streaming_body(body.len()),
+        };
+        self.send_upload(operation, body).await
+    }
+
+    /// `WriteGetObjectResponse`: an S3 Object Lambda function's answer to the GetObject it
+    /// was invoked for, `body` streamed to the caller with the status and headers the
+    /// operation forwards. The request goes to
+    /// `<request-route>.s3-object-lambda.<region>.amazonaws.com`, signed for
+    /// `s3-object-lambda`. It is sent once: the event's token answers one GetObject.
+    pub async fn write_get_object_response(
+        &self,
+        operation: WriteGetObjectResponse,
+        body: impl Into<Body>,
+    ) -> Result<WriteGetObjectResponseOutput, Error> {
         let body = body.into();
         let operation = match &body.source {
             Source::Bytes(bytes) => operation.body(bytes.clone()),
@@ -402,6 +423,15 @@ trait InMemoryChecksum: Operation + Sized {
 impl InMemoryChecksum for PutObject {
     fn checksum_to_compute(&self) -> Option<ChecksumAlgorithm> {
         PutObject::checksum_to_compute(self)
+    }
+    fn with_checksum(self, checksum: Checksum) -> Self {
+        self.checksum(checksum)
+    }
+}
+
+impl InMemoryChecksum for WriteGetObjectResponse {
+    fn checksum_to_compute(&self) -> Option<ChecksumAlgorithm> {
+        WriteGetObjectResponse::checksum_to_compute(self)
     }
     fn with_checksum(self, checksum: Checksum) -> Self {
         self.checksum(checksum)

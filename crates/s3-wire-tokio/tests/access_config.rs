@@ -77,19 +77,35 @@ fn endpoint_variants_come_from_the_environment_and_profile_and_bad_ones_are_refu
         (
             env(
                 &[
-                    ("AWS_REGION", "eu-west-1"),
+                    ("AWS_REGION", "cn-north-1"),
                     ("AWS_USE_FIPS_ENDPOINT", "true"),
                 ],
                 "",
             ),
-            "no FIPS endpoint in this region",
+            "does not support FIPS",
         ),
         (
             env(
                 &[("AWS_USE_FIPS_ENDPOINT", "true")],
                 "[default]\ns3 =\n  use_accelerate_endpoint = true\n",
             ),
-            "no FIPS endpoint",
+            "cannot be used with FIPS",
+        ),
+        (
+            env(&[("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "global")], ""),
+            "AWS_S3_US_EAST_1_REGIONAL_ENDPOINT: must be legacy or regional",
+        ),
+        (
+            env(&[], "[default]\ns3_us_east_1_regional_endpoint = yes\n"),
+            "s3_us_east_1_regional_endpoint: must be legacy or regional",
+        ),
+        (
+            env(&[("AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS", "1")], ""),
+            "AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS: must be true or false",
+        ),
+        (
+            env(&[], "[default]\ns3_disable_express_session_auth = on\n"),
+            "s3_disable_express_session_auth: must be true or false",
         ),
         (
             env(
@@ -107,13 +123,6 @@ fn endpoint_variants_come_from_the_environment_and_profile_and_bad_ones_are_refu
                 .fips(true)
                 .static_credentials("a", "b", None),
             "cannot be combined with FIPS",
-        ),
-        (
-            Client::builder()
-                .region("cn-north-1")
-                .accelerate(true)
-                .static_credentials("a", "b", None),
-            "commercial AWS regions",
         ),
         (
             Client::builder().region("us-east-1"),

@@ -11,14 +11,10 @@ mod support;
 
 use std::time::Duration;
 
-use p256::ecdsa::signature::Verifier;
-use p256::ecdsa::{DerSignature, VerifyingKey};
 use s3_wire_tokio::s3_ops::ChecksumAlgorithm;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
-use s3_wire_tokio::s3_sigv4::Credentials;
 use s3_wire_tokio::{Client, RetryConfig};
-use sha2::{Digest, Sha256};
 use support::fault::{FaultServer, Recorded, Reply};
 use support::{aws_chunked, base64, crc32, one_shot};
 
@@ -59,60 +55,23 @@ fn mrap() -> s3_wire_tokio::s3_ops::BucketName {
     s3_wire_tokio::bucket(ARN).unwrap()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn sigv4a_key() -> VerifyingKey {
-    let credentials = Credentials::new(ACCESS_KEY, SECRET_KEY, None);
-    VerifyingKey::from_sec1_bytes(&credentials.sigv4a_public_key().unwrap()).unwrap()
-}
-
-/// Checks the SigV4a `Authorization` of a received request against the canonical request
-/// rebuilt from it (path and query as received: the client sends them canonical), and
-/// returns the signed header names.
+/// Checks the SigV4a `Authorization` of a received request (the independent verifier of
+/// the test support) for `s3` in every region, and returns the signed header names.
 fn verify_sigv4a(request: &Recorded) -> Vec<String> {
-    let header = |name: &str| {
-        request
-            .header(name)
-            .unwrap_or_else(|| panic!("no {name} header"))
-    };
-    let authorization = header("authorization");
-    let amz_date = header("x-amz-date");
-    let date = &amz_date[..8];
-    let scope = format!("{date}/s3/aws4_request");
-    let prefix = format!("AWS4-ECDSA-P256-SHA256 Credential={ACCESS_KEY}/{scope}, SignedHeaders=");
-    let (signed, signature) = authorization
-        .strip_prefix(&prefix)
-        .and_then(|rest| rest.split_once(", Signature="))
-        .unwrap_or_else(|| panic!("not a SigV4a Authorization for every region: {authorization}"));
-    let canonical_headers: String = signed
-        .split(';')
-        .map(|name| format!("{name}:{}\n", header(name).trim()))
-        .collect();
-    let canonical_request = format!(
-        "{}\n{}\n{}\n{canonical_headers}\n{signed}\n{}",
-        request.method,
-        request.uri.path(),
-        request.uri.query().unwrap_or(""),
-        header("x-amz-content-sha256"),
+    let target = request.uri.path_and_query().map_or("/", |p| p.as_str());
+    let signed = support::sigv4::verify_sigv4a(
+        request.method.as_str(),
+        target,
+        &request.headers,
+        ACCESS_KEY,
+        SECRET_KEY,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (signed.service.as_str(), signed.region_set.as_str()),
+        ("s3", "*")
     );
-    let string_to_sign = format!(
-        "AWS4-ECDSA-P256-SHA256\n{amz_date}\n{scope}\n{}",
-        hex(&Sha256::digest(canonical_request.as_bytes()))
-    );
-    let signature = DerSignature::from_bytes(&unhex(signature)).unwrap();
-    sigv4a_key()
-        .verify(string_to_sign.as_bytes(), &signature)
-        .unwrap_or_else(|e| panic!("{e}\ncanonical request:\n{canonical_request}"));
-    signed.split(';').map(str::to_owned).collect()
+    signed.signed_headers
 }
 
 #[tokio::test]

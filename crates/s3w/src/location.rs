@@ -22,11 +22,13 @@ pub(crate) enum Location {
 }
 
 impl Location {
-    /// Parses `s3://bucket/key` or a local path.
+    /// Parses `s3://bucket/key` or a local path. The bucket may be an access point ARN, as
+    /// the AWS CLI takes it: `s3://arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap/key`
+    /// (the ARN ends with the access point's name).
     pub fn parse(text: &str) -> Location {
         match text.strip_prefix("s3://") {
             Some(rest) => {
-                let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+                let (bucket, key) = split_bucket(rest);
                 Location::S3 {
                     bucket: bucket.to_owned(),
                     key: key.to_owned(),
@@ -35,6 +37,22 @@ impl Location {
             None => Location::Local(PathBuf::from(text)),
         }
     }
+}
+
+/// `bucket/key` at the first `/`, or after an ARN's `accesspoint/<name>` (`accesspoint:`
+/// too; an Outposts ARN's `outpost/<id>/` before it).
+fn split_bucket(rest: &str) -> (&str, &str) {
+    if rest.starts_with("arn:") {
+        let name = rest
+            .find("accesspoint/")
+            .or_else(|| rest.find("accesspoint:"))
+            .map(|at| at + "accesspoint/".len());
+        if let Some(name) = name {
+            let end = rest[name..].find('/').map_or(rest.len(), |i| name + i);
+            return (&rest[..end], rest.get(end + 1..).unwrap_or(""));
+        }
+    }
+    rest.split_once('/').unwrap_or((rest, ""))
 }
 
 pub(crate) fn s3_location(text: &str) -> Result<(String, String)> {
@@ -80,4 +98,46 @@ pub(crate) fn object_key(text: &str) -> Result<(BucketName, ObjectKey, String, S
         )));
     }
     Ok((bucket_name(&b)?, key_name(&k)?, b, k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_access_point_arn_is_the_bucket_of_an_s3_url() {
+        for (url, bucket, key) in [
+            ("s3://b/k/x", "b", "k/x"),
+            ("s3://b", "b", ""),
+            (
+                "s3://arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap/dir/k",
+                "arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap",
+                "dir/k",
+            ),
+            (
+                "s3://arn:aws:s3:us-west-2:123456789012:accesspoint:my-ap",
+                "arn:aws:s3:us-west-2:123456789012:accesspoint:my-ap",
+                "",
+            ),
+            (
+                "s3://arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap/k",
+                "arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap",
+                "k",
+            ),
+            (
+                "s3://arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01234567890123456/accesspoint/r/k",
+                "arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01234567890123456/accesspoint/r",
+                "k",
+            ),
+        ] {
+            assert_eq!(
+                Location::parse(url),
+                Location::S3 {
+                    bucket: bucket.to_owned(),
+                    key: key.to_owned()
+                },
+                "{url}"
+            );
+        }
+    }
 }

@@ -195,3 +195,112 @@ fn a_private_ca_is_trusted_with_ca_bundle_and_no_verify_ssl_warns() {
         "the warning is printed: {stderr}"
     );
 }
+
+/// The S3 addressing settings the AWS CLI reads from the environment and the profile reach
+/// the wire: the legacy `us-east-1` global endpoint (seen in the `CONNECT` an HTTPS proxy
+/// receives), Multi-Region Access Points turned off (refused before anything is sent, the
+/// access point given as an `s3://arn:...` URL), S3 Express session auth turned off (no
+/// CreateSession, the caller's keys signed for `s3express`).
+#[test]
+fn addressing_settings_of_the_environment_and_profile_reach_the_wire() {
+    let env = Env::new();
+    let refuse = |_: &str| {
+        Verdict::Answer(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n".to_vec())
+    };
+    let proxy = Proxy::start(env.server.endpoint(), refuse);
+    let config = env.home.path().join("config");
+    let on_aws = |variable: Option<(&str, &str)>, profile: &str| {
+        write(&config, profile.as_bytes());
+        let mut command = env.cmd(&["ls", "s3://photos/"]);
+        command
+            .env_remove("AWS_ENDPOINT_URL")
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_CONFIG_FILE", &config)
+            .env("HTTPS_PROXY", &proxy.endpoint);
+        if let Some((name, value)) = variable {
+            command.env(name, value);
+        }
+        let _ = command.output().expect("run s3w");
+        let heads = std::mem::take(&mut *proxy.heads.lock().unwrap());
+        // Each attempt (the proxy refuses them all) asks for the same tunnel.
+        let mut lines: Vec<String> = heads
+            .iter()
+            .map(|head| head.lines().next().unwrap_or_default().to_owned())
+            .collect();
+        lines.dedup();
+        lines
+    };
+    let regional = "CONNECT photos.s3.us-east-1.amazonaws.com:443 HTTP/1.1";
+    let global = "CONNECT photos.s3.amazonaws.com:443 HTTP/1.1";
+    assert_eq!(on_aws(None, ""), [regional]);
+    let legacy = Some(("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "legacy"));
+    assert_eq!(on_aws(legacy, ""), [global]);
+    let profile = "[default]\ns3_us_east_1_regional_endpoint = legacy\n";
+    assert_eq!(on_aws(None, profile), [global]);
+    // The environment wins over the profile.
+    let regional_env = Some(("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "regional"));
+    assert_eq!(on_aws(regional_env, profile), [regional]);
+
+    let mrap = "s3://arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap/k";
+    for (variable, profile) in [
+        (
+            Some(("AWS_S3_DISABLE_MULTIREGION_ACCESS_POINTS", "true")),
+            "",
+        ),
+        (
+            None,
+            "[default]\ns3_disable_multiregion_access_points = true\n",
+        ),
+    ] {
+        write(&config, profile.as_bytes());
+        let mut command = env.cmd(&["cat", mrap]);
+        command
+            .env_remove("AWS_ENDPOINT_URL")
+            .env("AWS_CONFIG_FILE", &config)
+            .env("HTTPS_PROXY", &proxy.endpoint);
+        if let Some((name, value)) = variable {
+            command.env(name, value);
+        }
+        let out = command.output().expect("run s3w");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains("Multi-Region Access Point ARNs are disabled"),
+            "{stderr}"
+        );
+        assert!(proxy.heads.lock().unwrap().is_empty(), "sent anyway");
+    }
+
+    // S3 Express through a custom endpoint (path-style on an IP address): CreateSession
+    // first by default; with session auth off, none, and the caller's keys for s3express.
+    let express = "s3://data--usw2-az1--x-s3/";
+    for (session_auth, variable) in [(true, None), (false, Some("true"))] {
+        let mut command = env.cmd(&["ls", express]);
+        command
+            .env("AWS_ENDPOINT_URL", &proxy.endpoint)
+            .env("AWS_REGION", "us-west-2");
+        if let Some(value) = variable {
+            command.env("AWS_S3_DISABLE_EXPRESS_SESSION_AUTH", value);
+        }
+        let _ = command.output().expect("run s3w");
+        let heads = std::mem::take(&mut *proxy.heads.lock().unwrap());
+        let first = heads.first().expect("a request");
+        assert_eq!(
+            first
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .contains("?session"),
+            session_auth,
+            "{first}"
+        );
+        if !session_auth {
+            let authorization = header(first, "authorization").unwrap_or_default();
+            assert!(
+                authorization.contains("/us-west-2/s3express/aws4_request"),
+                "{first}"
+            );
+            assert!(header(first, "x-amz-s3session-token").is_none());
+        }
+    }
+}

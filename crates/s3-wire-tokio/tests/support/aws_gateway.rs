@@ -59,7 +59,7 @@ pub struct Route {
     pub bucket: Option<String>,
     /// The signing service S3 expects (`s3`, `s3-object-lambda`, `s3express`).
     pub service: &'static str,
-    /// The signing region S3 expects.
+    /// The signing region S3 expects; `*` for SigV4a for every region (S3 on Outposts).
     pub region: String,
     /// How requests are authenticated.
     pub auth: Auth,
@@ -107,6 +107,8 @@ pub enum Authenticated {
     Anonymous,
     /// A header signature with the caller's keys, for this service and region.
     Iam { service: String, region: String },
+    /// A SigV4a header signature with the caller's keys, for this service and region set.
+    IamV4a { service: String, region_set: String },
     /// A presigned query signature with the caller's keys.
     Presigned { service: String, region: String },
     /// A session's keys (S3 Express), for this service and region.
@@ -493,6 +495,39 @@ fn admit(
         }
         SECRET_KEY.to_owned()
     };
+    let sigv4a = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.starts_with("AWS4-ECDSA-P256-SHA256 "));
+    if sigv4a != (route.region == "*") {
+        return refuse(
+            400,
+            "AuthorizationHeaderMalformed",
+            format!(
+                "{host} takes {} signatures only",
+                if sigv4a { "SigV4" } else { "SigV4a" }
+            ),
+        );
+    }
+    if sigv4a {
+        return match sigv4::verify_sigv4a(method.as_str(), target, headers, ACCESS_KEY, &secret) {
+            Ok(signed) if signed.service == route.service => {
+                Verdict::Forward(Authenticated::IamV4a {
+                    service: signed.service,
+                    region_set: signed.region_set,
+                })
+            }
+            Ok(signed) => refuse(
+                400,
+                "AuthorizationHeaderMalformed",
+                format!(
+                    "signed for {}, {host} expects {}",
+                    signed.service, route.service
+                ),
+            ),
+            Err(why) => refuse(403, "SignatureDoesNotMatch", why),
+        };
+    }
     let verified = if presigned {
         sigv4::verify_presigned(route.service, method.as_str(), target, headers, &secret)
     } else {
@@ -613,9 +648,10 @@ async fn forward(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response<Full<Bytes>> {
-    const DROPPED: [&str; 10] = [
+    const DROPPED: [&str; 11] = [
         "host",
         "authorization",
+        "x-amz-region-set",
         "x-amz-date",
         "x-amz-content-sha256",
         "x-amz-security-token",

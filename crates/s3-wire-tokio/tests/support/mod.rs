@@ -7,6 +7,7 @@ mod base64;
 pub mod capture;
 pub mod connect_proxy;
 pub mod endpoint;
+pub mod endpoint_recorder;
 pub mod fault;
 pub mod form;
 pub mod moto;

@@ -554,6 +554,97 @@ async fn s3_express_creates_one_session_per_bucket_and_signs_zonal_requests_with
     );
 }
 
+const EXPRESS_AP: &str = "reports--usw2-az1--xa-s3";
+const EXPRESS_AP_ZONAL: &str =
+    "reports--usw2-az1--xa-s3.s3express-usw2-az1.us-west-2.amazonaws.com";
+
+/// Every request seen was for `host`, signed with a session of the bucket or access point
+/// there (CreateSession itself with the caller's keys).
+fn assert_sessions_at(seen: &[support::aws_gateway::Seen], host: &str) {
+    assert!(!seen.is_empty());
+    for request in seen {
+        let service = "s3express".to_owned();
+        let region = REGION.to_owned();
+        let expected = if request.target.ends_with("?session") {
+            Authenticated::Iam { service, region }
+        } else {
+            Authenticated::Session { service, region }
+        };
+        assert_eq!(request.host, host);
+        assert_eq!(
+            request.authenticated, expected,
+            "{} {}",
+            request.method, request.target
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_s3_express_access_point_has_a_session_of_its_own_at_its_zonal_host() {
+    let (gateway, _store) = start(vec![
+        (ZONAL, Route::zonal(DIRECTORY, REGION)),
+        (EXPRESS_AP_ZONAL, Route::zonal(EXPRESS_AP, REGION)),
+    ])
+    .await;
+    let client = builder(&gateway, REGION).build().unwrap();
+    round_trip(&client, EXPRESS_AP).await;
+    assert_sessions_at(&gateway.seen(), EXPRESS_AP_ZONAL);
+    gateway.clear_seen();
+    round_trip(&client, DIRECTORY).await;
+    assert_sessions_at(&gateway.seen(), ZONAL);
+    round_trip(&client, EXPRESS_AP).await;
+    // One session each, however many requests: the access point's is not the bucket's.
+    assert_eq!(
+        gateway.sessions_created(),
+        [
+            (EXPRESS_AP.to_owned(), "ReadWrite".to_owned()),
+            (DIRECTORY.to_owned(), "ReadWrite".to_owned())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn s3_express_over_dual_stack_uses_the_zones_dual_stack_host() {
+    const DUAL: &str = "logs--usw2-az1--x-s3.s3express-usw2-az1.dualstack.us-west-2.amazonaws.com";
+    const CONTROL_DUAL: &str = "s3express-control.dualstack.us-west-2.amazonaws.com";
+    let (gateway, _store) = start(vec![
+        (DUAL, Route::zonal(DIRECTORY, REGION)),
+        (CONTROL_DUAL, Route::new(None, "s3express", REGION)),
+    ])
+    .await;
+    let client = builder(&gateway, REGION).dual_stack(true).build().unwrap();
+    round_trip(&client, DIRECTORY).await;
+    assert_sessions_at(&gateway.seen(), DUAL);
+    // ListDirectoryBuckets keeps dual-stack too.
+    gateway.clear_seen();
+    let listed = client.send(ListDirectoryBuckets::new()).await.unwrap();
+    assert_eq!(listed.result.buckets[0].name, DIRECTORY);
+    assert_eq!(gateway.seen()[0].host, CONTROL_DUAL);
+}
+
+#[tokio::test]
+async fn an_outposts_access_point_alias_is_signed_with_sigv4a_for_s3_outposts() {
+    const ALIAS: &str = "test-accessp-o0b1d075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3";
+    const HOST: &str = "test-accessp-o0b1d075431d83bebde8xz5w8ijx1qzlbp3i3kuse10--op-s3.\
+                        op-0b1d075431d83bebd.s3-outposts.us-west-2.amazonaws.com";
+    let (gateway, _store) = start(vec![(HOST, Route::new(Some(ALIAS), "s3-outposts", "*"))]).await;
+    let client = builder(&gateway, REGION).build().unwrap();
+    round_trip(&client, ALIAS).await;
+    for request in gateway.seen() {
+        assert_eq!(request.host, HOST);
+        assert_eq!(
+            request.authenticated,
+            Authenticated::IamV4a {
+                service: "s3-outposts".into(),
+                region_set: "*".into()
+            },
+            "{} {}",
+            request.method,
+            request.target
+        );
+    }
+}
+
 #[tokio::test]
 async fn s3_express_sessions_are_refreshed_before_expiry_and_after_a_refusal() {
     let (gateway, _store) = express().await;
