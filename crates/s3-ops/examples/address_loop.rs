@@ -12,9 +12,12 @@ fn main() -> Result<(), s3_ops::Error> {
     const USAGE: &str = "usage: address_loop [N [INPUT 1-4]]";
     let mut args = std::env::args().skip(1);
     let n: u64 = args.next().map_or(1000, |arg| arg.parse().expect(USAGE));
-    let only: Option<usize> = args
-        .next()
-        .map(|arg| arg.parse().ok().filter(|i| (1..=4).contains(i)).expect(USAGE));
+    let only: Option<usize> = args.next().map(|arg| {
+        arg.parse()
+            .ok()
+            .filter(|i| (1..=4).contains(i))
+            .expect(USAGE)
+    });
     let region = "us-west-2";
     let plain = Endpoint::aws(region)?;
     let variants = Endpoint::aws(region)?.with_fips(true).with_dual_stack(true);

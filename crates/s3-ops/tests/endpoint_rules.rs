@@ -233,7 +233,11 @@ fn the_documented_forms_are_the_official_cases() {
     let rows: Vec<Vec<&str>> = table
         .lines()
         .filter(|line| line.starts_with("| ") && !line.starts_with("| form"))
-        .map(|line| line.split(" | ").map(|c| c.trim_matches(['|', ' '])).collect())
+        .map(|line| {
+            line.split(" | ")
+                .map(|c| c.trim_matches(['|', ' ']))
+                .collect()
+        })
         .collect();
     assert!(rows.len() >= 15, "{rows:?}");
     for row in rows {
@@ -245,7 +249,11 @@ fn the_documented_forms_are_the_official_cases() {
             .iter()
             .find(|case| case.name == name)
             .unwrap_or_else(|| panic!("no official case {name:?}"));
-        let Expect::Endpoint { url: expected, auth } = &case.expect else {
+        let Expect::Endpoint {
+            url: expected,
+            auth,
+        } = &case.expect
+        else {
             panic!("{name}: an error case");
         };
         assert_eq!(url.trim_matches('`'), expected, "{name}");
