@@ -313,6 +313,14 @@ pub struct StoreQuirks {
     /// S3 Express One Zone's directory buckets: ListObjectsV2 does not answer in key order
     /// (here each page lists its keys in reverse).
     pub unordered_listings: bool,
+    /// Garage 2.5.0: CompleteMultipartUpload with `x-amz-checksum-type` but no
+    /// `x-amz-checksum-*` value is refused with `400 InvalidRequest: Cannot specify
+    /// x-amz-checksum-type when no checksum algorithm is in use`.
+    pub checksum_type_only_with_a_value: bool,
+    /// Garage 2.5.0 (every managed multipart copy of a CRC32 object ended at that refusal,
+    /// so no part copy carried its checksum back): UploadPartCopy answers without the part's
+    /// checksum, whatever the upload's algorithm.
+    pub no_checksums_on_part_copies: bool,
     /// A store that does much work per request (moto builds every ranged answer from the
     /// whole object): each GetObject answers only after this long, whatever its size.
     pub get_latency: Duration,
@@ -2403,6 +2411,7 @@ fn upload_part_copy(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
             }
         }
     };
+    let quiet = state.quirks.no_checksums_on_part_copies;
     let upload = upload_of(state, ctx)?;
     let checksum = upload
         .checksum
@@ -2412,7 +2421,7 @@ fn upload_part_copy(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     let mut xml = Xml::new("CopyPartResult");
     xml.leaf("ETag", &etag);
     xml.leaf("LastModified", &xml_time(ctx.now));
-    if let Some(checksum) = &checksum {
+    if let Some(checksum) = checksum.as_ref().filter(|_| !quiet) {
         xml.leaf(
             &checksum_element(checksum.algorithm()),
             &checksum.to_base64(),
@@ -2511,15 +2520,32 @@ fn complete_prepare(state: &mut State, ctx: &Ctx<'_>) -> Result<Assembly, Answer
         return Err(malformed_xml("no parts"));
     }
     write_conditions(ctx.headers, state.object(ctx.bucket(), ctx.key()))?;
+    let pair_type_with_value = state.quirks.checksum_type_only_with_a_value;
     let upload = upload_of(state, ctx)?;
     let upload_algorithm = upload.checksum.map(|(a, _)| a);
+    if pair_type_with_value
+        && ctx.header("x-amz-checksum-type").is_some()
+        && !ChecksumAlgorithm::ALL
+            .into_iter()
+            .any(|a| ctx.header(a.header_name().as_str()).is_some())
+    {
+        return Err(invalid_request(
+            "Cannot specify x-amz-checksum-type when no checksum algorithm is in use",
+        ));
+    }
+    // AWS: "If the checksum type doesn't match the checksum type that was specified for the
+    // multipart upload request, then the request fails with BadDigest."
     if let Some(value) = ctx.header("x-amz-checksum-type")
         && upload.checksum.map(|(_, t)| t.as_str()) != Some(value)
     {
-        return Err(invalid_request(&format!(
-            "The upload was created with checksum type {}, not {value}.",
-            upload.checksum.map_or("none", |(_, t)| t.as_str())
-        )));
+        return Err(Answer::error(
+            400,
+            "BadDigest",
+            &format!(
+                "The upload was created with checksum type {}, not {value}.",
+                upload.checksum.map_or("none", |(_, t)| t.as_str())
+            ),
+        ));
     }
     let mut previous = 0;
     let count = request.parts.len();

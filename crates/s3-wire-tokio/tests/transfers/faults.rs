@@ -274,12 +274,18 @@ async fn run_one(
             if matches!(transfer, Transfer::Upload(_) | Transfer::Copy) {
                 // Nothing half-made: either no object, or (a lost answer after success that
                 // could not be resolved) exactly the source's bytes.
-                if let Some(stored) = store.object(BUCKET, &name) {
-                    assert_eq!(
+                match store.object(BUCKET, &name) {
+                    Some(stored) => assert_eq!(
                         sha256(&stored.data),
                         sha256(&bytes),
                         "{name}: partial object"
-                    );
+                    ),
+                    // Every byte committed means the object exists.
+                    None => assert!(
+                        len == 0 || seen.last.committed < len,
+                        "{name} {transfer:?}: no object, yet every byte committed: {:?}",
+                        seen.last
+                    ),
                 }
             }
             (Ended::Failed(kind), seen.snapshots)

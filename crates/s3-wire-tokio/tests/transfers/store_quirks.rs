@@ -376,3 +376,65 @@ async fn ranges_grow_where_each_request_costs_more_than_its_bytes() {
     download(&client).adapt_range_size(false).await.unwrap();
     assert_eq!(range_sizes(&store), vec![PART; 63]);
 }
+
+/// Garage 2.5.0 takes `x-amz-checksum-type` on CompleteMultipartUpload only with a checksum
+/// value, and its part copies carry no checksums back: every managed multipart copy ended
+/// there, after every part was copied. A multipart copy names the checksum type only beside
+/// a value, and is stored; until it is, its progress never shows every byte committed.
+#[tokio::test]
+async fn a_multipart_copy_names_its_checksum_type_only_beside_a_value() {
+    let store = FaultStore::start_with_min_part_size(PART);
+    store.set_quirks(StoreQuirks {
+        checksum_type_only_with_a_value: true,
+        no_checksums_on_part_copies: true,
+        ..StoreQuirks::default()
+    });
+    let client = store.client_builder().build().unwrap();
+    let bytes = data(PART * 3 + 100, 11);
+    for (source, algorithm) in [
+        ("crc32", ChecksumAlgorithm::Crc32),
+        ("sha256", ChecksumAlgorithm::Sha256),
+    ] {
+        client
+            .put_object(
+                PutObject::new(bucket(), key(source)).checksum_algorithm(algorithm),
+                Body::from_bytes(bytes.clone()),
+            )
+            .await
+            .unwrap();
+        let copy = format!("{source}-copy");
+        let last = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let record = last.clone();
+        let copied = client
+            .copy(
+                s3_wire_tokio::s3_ops::CopySource::new(bucket(), key(source)),
+                bucket(),
+                key(&copy),
+            )
+            .part_size(PART)
+            .single_request_limit(PART)
+            .part_limits(part_limits(PART))
+            .on_progress(move |p| *record.lock().unwrap() = Some(p))
+            .await;
+        let progress = last.lock().unwrap().expect("progress reported");
+        match copied {
+            Ok(copied) => {
+                assert_eq!(copied.size, bytes.len() as u64);
+                assert_eq!(
+                    sha256(&store.object(BUCKET, &copy).unwrap().data),
+                    sha256(&bytes),
+                    "{copy}"
+                );
+                assert_eq!(progress.committed, bytes.len() as u64);
+            }
+            Err(error) => {
+                assert!(store.object(BUCKET, &copy).is_none());
+                assert!(
+                    progress.committed < bytes.len() as u64,
+                    "{copy} failed ({error}) with every byte committed: {progress:?}"
+                );
+                panic!("{copy}: {error}");
+            }
+        }
+    }
+}
