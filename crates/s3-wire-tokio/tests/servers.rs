@@ -408,6 +408,7 @@ scenarios! {
     "get-part-number", "GetObject with partNumber" => get_part_number;
     "head-part-number", "HeadObject with partNumber" => head_part_number;
     "upload-part-copy", "UploadPartCopy" => upload_part_copy;
+    "managed-multipart-copy", "managed copy above its single-request limit: CreateMultipartUpload, UploadPartCopy, CompleteMultipartUpload (bytes and description kept)" => managed_multipart_copy;
     "object-tagging", "PutObjectTagging, GetObjectTagging, DeleteObjectTagging, x-amz-tagging" => object_tagging;
     "list-object-versions", "ListObjectVersions (unversioned bucket)" => list_object_versions;
     "object-lock", "PutObjectLockConfiguration, GetObjectLockConfiguration; PutObject with a retention and a legal hold; Get/PutObjectLegalHold, Get/PutObjectRetention; DeleteObject with and without the governance bypass" => object_lock;
@@ -1950,6 +1951,56 @@ async fn list_multipart_uploads(ctx: Ctx) {
             .map(|u| (u.key.as_str(), u.upload_id.as_str()))
             .collect();
         assert_eq!(uploads, [("pending", created.upload_id.as_str())]);
+    }
+}
+
+/// A managed copy too large for one CopyObject goes part by part and is stored: the source's
+/// bytes and description, whether the source was one PutObject or a multipart upload.
+async fn managed_multipart_copy(ctx: Ctx) {
+    ctx.create_bucket().await;
+    let data = pattern(11 * MIB, 31);
+    ctx.client
+        .put_object(
+            PutObject::new(ctx.bucket(), object_key("one-put"))
+                .content_type("application/x-source")
+                .metadata("origin", "put"),
+            Body::from_bytes(data.clone()),
+        )
+        .await
+        .unwrap();
+    ctx.client
+        .upload(
+            ctx.bucket(),
+            object_key("multipart"),
+            UploadSource::bytes(data.clone()),
+        )
+        .part_size(5 * MIB as u64)
+        .single_request_limit(5 * MIB as u64)
+        .await
+        .unwrap();
+    for source in ["one-put", "multipart"] {
+        let copy = format!("{source}-copy");
+        let copied = ctx
+            .client
+            .copy(
+                CopySource::new(ctx.bucket(), object_key(source)),
+                ctx.bucket(),
+                object_key(&copy),
+            )
+            .part_size(5 * MIB as u64)
+            .single_request_limit(5 * MIB as u64)
+            .await
+            .unwrap_or_else(|e| panic!("copy of {source}: {e}"));
+        assert_eq!(copied.size, data.len() as u64);
+        assert_eq!(ctx.get(&copy).await, data, "{copy}");
+        if source == "one-put" {
+            let head = ctx.head(&copy).await.unwrap();
+            assert_eq!(head.content_type.as_deref(), Some("application/x-source"));
+            assert_eq!(
+                head.metadata.get("origin").map(String::as_str),
+                Some("put")
+            );
+        }
     }
 }
 

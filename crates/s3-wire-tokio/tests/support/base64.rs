@@ -22,3 +22,23 @@ pub fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+/// Decodes standard base64 with padding; `None` for anything else.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    for quad in bytes.chunks(4) {
+        let padding = quad.iter().rev().take_while(|&&b| b == b'=').count();
+        let mut n = 0u32;
+        for &b in &quad[..4 - padding] {
+            n = n << 6 | ALPHABET.iter().position(|&a| a == b)? as u32;
+        }
+        n <<= 6 * padding as u32;
+        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8][..3 - padding]);
+    }
+    Some(out)
+}

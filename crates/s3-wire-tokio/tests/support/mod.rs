@@ -16,6 +16,9 @@ pub mod servers;
 pub mod sigv4;
 
 pub use base64::base64;
+// Each test binary uses a different subset (the fault store decodes SSE-C keys).
+#[allow(unused_imports)]
+pub use base64::base64_decode;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -1474,6 +1474,8 @@ fn decode_streaming(
 // ---------------------------------------------------------------------------------------------
 
 fn apply(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
+    sse_customer_key_well_formed(ctx.headers, "x-amz-")?;
+    sse_customer_key_well_formed(ctx.headers, "x-amz-copy-source-")?;
     match ctx.target.op {
         Op::PutObject => put_object(state, ctx),
         Op::GetObject => get_object(state, ctx, false),
@@ -1803,6 +1805,48 @@ fn read_conditions(headers: &HeaderMap, object: &StoredObject, prefix: &str) -> 
         }
     }
     Ok(())
+}
+
+/// An SSE-C key as S3 takes it (`prefix` as in [`read_conditions`]): algorithm `AES256`, a
+/// 256-bit key in base64, and the base64 MD5 of the key beside it.
+fn sse_customer_key_well_formed(headers: &HeaderMap, prefix: &str) -> Result<(), Answer> {
+    let field =
+        |name: &str| header(headers, &format!("{prefix}server-side-encryption-customer-{name}"));
+    let (algorithm, key, key_md5) = (field("algorithm"), field("key"), field("key-md5"));
+    if algorithm.is_none() && key.is_none() && key_md5.is_none() {
+        return Ok(());
+    }
+    if algorithm != Some("AES256") {
+        return Err(invalid_argument(
+            "The encryption request you specified is not valid. The valid value is AES256.",
+        ));
+    }
+    let Some(key) = key
+        .and_then(crate::support::base64_decode)
+        .filter(|k| k.len() == 32)
+    else {
+        return Err(invalid_argument(
+            "The secret key was invalid for the specified algorithm.",
+        ));
+    };
+    if key_md5 != Some(crate::support::base64(&md5(&key)).as_str()) {
+        return Err(invalid_argument(
+            "The calculated MD5 hash of the key did not match the hash that was provided.",
+        ));
+    }
+    Ok(())
+}
+
+/// Every part, and the completion, of an SSE-C upload carries the upload's own key (S3: "you
+/// must provide identical encryption information in each part upload request").
+fn sse_customer_upload_check(upload: &Upload, headers: &HeaderMap) -> Result<(), Answer> {
+    let sent = header(headers, "x-amz-server-side-encryption-customer-key-md5");
+    if sent == upload.attributes.sse_customer_key_md5.as_deref() {
+        return Ok(());
+    }
+    Err(invalid_request(
+        "The provided encryption parameters did not match the ones used originally.",
+    ))
 }
 
 /// An SSE-C object is read only with its key (`prefix` as in [`read_conditions`]).
@@ -2341,6 +2385,7 @@ fn upload_part(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     upload_of(state, ctx)?;
     let checksum = verify_payload(ctx)?;
     let upload = upload_of(state, ctx)?;
+    sse_customer_upload_check(upload, ctx.headers)?;
     check_part_checksum(upload, checksum.as_ref().map(Checksum::algorithm))?;
     let md5 = ctx.payload.md5;
     let etag = format!("\"{}\"", sigv4::hex(&md5));
@@ -2413,6 +2458,7 @@ fn upload_part_copy(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     };
     let quiet = state.quirks.no_checksums_on_part_copies;
     let upload = upload_of(state, ctx)?;
+    sse_customer_upload_check(upload, ctx.headers)?;
     let checksum = upload
         .checksum
         .map(|(algorithm, _)| algorithm.checksum(&data));
@@ -2522,6 +2568,7 @@ fn complete_prepare(state: &mut State, ctx: &Ctx<'_>) -> Result<Assembly, Answer
     write_conditions(ctx.headers, state.object(ctx.bucket(), ctx.key()))?;
     let pair_type_with_value = state.quirks.checksum_type_only_with_a_value;
     let upload = upload_of(state, ctx)?;
+    sse_customer_upload_check(upload, ctx.headers)?;
     let upload_algorithm = upload.checksum.map(|(a, _)| a);
     if pair_type_with_value
         && ctx.header("x-amz-checksum-type").is_some()

@@ -31,4 +31,5 @@ mod faults;
 mod local_s3;
 mod measure;
 mod recovery;
+mod sse_c;
 mod store_quirks;

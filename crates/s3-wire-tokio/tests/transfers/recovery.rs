@@ -243,12 +243,20 @@ fn cancel_when_all_committed<T: Send + 'static>(
 ) -> impl Fn(Progress) + Send + Sync + 'static {
     let slot = slot.clone();
     let cancelled = cancelled.clone();
+    let previous = Mutex::new(Progress::default());
     move |progress: Progress| {
-        if progress
-            .total
-            .is_some_and(|total| total > 0 && progress.committed == total)
-            && !cancelled.swap(true, Ordering::SeqCst)
-        {
+        // The last part's acknowledgment: its bytes leave `in_flight` but are committed only
+        // with the object, so nothing moves into `committed` (no part here is retried).
+        let last_acknowledged = {
+            let mut previous = previous.lock().unwrap();
+            let held = previous.in_flight > 0
+                && progress.in_flight == 0
+                && progress.committed == previous.committed
+                && progress.total.is_some_and(|total| progress.committed < total);
+            *previous = progress;
+            held
+        };
+        if last_acknowledged && !cancelled.swap(true, Ordering::SeqCst) {
             slot.lock()
                 .unwrap()
                 .as_ref()
