@@ -1137,11 +1137,12 @@ async fn complete(
     let mut request =
         CompleteMultipartUpload::new(target.bucket.clone(), target.key.clone(), upload_id, listed)
             .object_size(size);
-    if let Some(algorithm) = target.algorithm {
-        request = request.checksum_type(integrity::checksum_type(algorithm));
-    }
+    // The type only beside the value it describes: a store may refuse it alone (Garage
+    // 2.5.0), and without a value it checks nothing (the type was given at Create).
     if let Some(checksum) = &full_checksum {
-        request = request.full_object_checksum(checksum.clone());
+        request = request
+            .checksum_type(ChecksumType::FullObject)
+            .full_object_checksum(checksum.clone());
     }
     if target.create_only {
         request = request.if_none_match_any();
