@@ -83,8 +83,16 @@ impl<T: Send + 'static> TransferHandle<T> {
         F: Future<Output = Result<T, Error>> + Send + 'static,
     {
         let control = Control::new(ProgressState::new(total, listener));
+        let progress = control.progress.clone();
+        let driven = drive(control.clone());
         Self {
-            task: tokio::spawn(drive(control.clone())),
+            task: tokio::spawn(async move {
+                let result = driven.await;
+                if result.is_ok() {
+                    progress.completed();
+                }
+                result
+            }),
             control,
             finished: false,
         }

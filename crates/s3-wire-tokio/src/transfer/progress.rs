@@ -16,11 +16,13 @@ use s3_ops::Checksum;
 /// A snapshot of a transfer's progress.
 ///
 /// `committed` never decreases and never exceeds `total`; it equals `total` exactly when the
-/// transfer succeeded. A download commits each range once it is written to its destination,
-/// and the last one only with the verdict on the whole object: one that fails its final
-/// checks ends below `total` (a writer may still have received every byte). `in_flight` counts bytes sent (or received) for parts that are not yet
-/// acknowledged (or not yet written); a part that fails and is retried gives its bytes back
-/// before it starts again.
+/// transfer succeeded: the bytes that would make it reach the total wait for the end. An
+/// upload or copy whose every part was acknowledged but whose object was never stored (a
+/// refused CompleteMultipartUpload) ends below `total`, as does a download that fails its
+/// final checks (a writer may still have received every byte). A download commits each range
+/// once it is written to its destination. `in_flight` counts bytes sent (or received) for
+/// parts that are not yet acknowledged (or not yet written); a part that fails and is retried
+/// gives its bytes back before it starts again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Progress {
@@ -38,23 +40,45 @@ pub(crate) type Listener = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// The driver's progress record.
 pub(crate) struct ProgressState {
-    state: Mutex<(Progress, u64)>,
+    state: Mutex<State>,
     listener: Option<Listener>,
     /// The sequence number of the last snapshot handed to the listener: snapshots taken
     /// concurrently reach it in order, older ones are skipped.
     delivered: Mutex<u64>,
 }
 
+/// The snapshot, its sequence number, and what waits for the transfer's end.
+#[derive(Default)]
+struct State {
+    progress: Progress,
+    sequence: u64,
+    /// Acknowledged bytes not committed yet: those that would make `committed` reach
+    /// `total`, or, while the total is unknown (a stream), the last acknowledgment (which
+    /// may turn out to be the last).
+    held: u64,
+}
+
+impl State {
+    /// `bytes` more acknowledged: committed, unless they could complete the total.
+    fn commit(&mut self, bytes: u64) {
+        match self.progress.total {
+            Some(total) if self.progress.committed + bytes >= total => self.held += bytes,
+            Some(_) => self.progress.committed += bytes,
+            None => self.progress.committed += std::mem::replace(&mut self.held, bytes),
+        }
+    }
+}
+
 impl ProgressState {
     pub(crate) fn new(total: Option<u64>, listener: Option<Listener>) -> Arc<Self> {
         Arc::new(Self {
-            state: Mutex::new((
-                Progress {
+            state: Mutex::new(State {
+                progress: Progress {
                     total,
                     ..Progress::default()
                 },
-                0,
-            )),
+                ..State::default()
+            }),
             listener,
             delivered: Mutex::new(0),
         })
@@ -62,15 +86,15 @@ impl ProgressState {
 
     /// The current snapshot.
     pub(crate) fn get(&self) -> Progress {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).0
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).progress
     }
 
-    fn update(&self, change: impl FnOnce(&mut Progress)) {
+    fn update(&self, change: impl FnOnce(&mut State)) {
         let (snapshot, sequence) = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            change(&mut state.0);
-            state.1 += 1;
-            *state
+            change(&mut state);
+            state.sequence += 1;
+            (state.progress, state.sequence)
         };
         if let Some(listener) = &self.listener {
             // Not under the state lock: the listener may read the progress itself.
@@ -84,26 +108,36 @@ impl ProgressState {
 
     /// The length of a stream became known at its end.
     pub(crate) fn set_total(&self, total: u64) {
-        self.update(|p| p.total = Some(total));
+        self.update(|s| {
+            s.progress.total = Some(total);
+            if s.progress.committed + s.held < total {
+                s.progress.committed += std::mem::take(&mut s.held);
+            }
+        });
     }
 
     /// Parts known to be stored already (a resumed upload) count as committed from the start.
     pub(crate) fn commit_existing(&self, bytes: u64) {
-        self.update(|p| p.committed += bytes);
+        self.update(|s| s.commit(bytes));
+    }
+
+    /// The transfer succeeded: what waited for its end is committed.
+    pub(crate) fn completed(&self) {
+        self.update(|s| s.progress.committed += std::mem::take(&mut s.held));
     }
 
     fn moved(&self, bytes: u64) {
-        self.update(|p| p.in_flight += bytes);
+        self.update(|s| s.progress.in_flight += bytes);
     }
 
     fn take_back(&self, bytes: u64) {
-        self.update(|p| p.in_flight = p.in_flight.saturating_sub(bytes));
+        self.update(|s| s.progress.in_flight = s.progress.in_flight.saturating_sub(bytes));
     }
 
     fn commit(&self, bytes: u64, in_flight: u64) {
-        self.update(|p| {
-            p.in_flight = p.in_flight.saturating_sub(in_flight);
-            p.committed += bytes;
+        self.update(|s| {
+            s.progress.in_flight = s.progress.in_flight.saturating_sub(in_flight);
+            s.commit(bytes);
         });
     }
 }
@@ -214,6 +248,34 @@ mod tests {
     }
 
     #[test]
+    fn the_last_bytes_are_committed_only_when_the_transfer_succeeded() {
+        let state = ProgressState::new(Some(100), None);
+        let (first, last) = (PartProgress::new(state.clone()), PartProgress::new(state.clone()));
+        first.moved(60);
+        first.commit(60);
+        last.moved(40);
+        last.commit(40);
+        // Every part acknowledged, the object not yet stored.
+        assert_eq!((state.get().committed, state.get().in_flight), (60, 0));
+        state.completed();
+        assert_eq!(state.get().committed, 100);
+        // A stream: its last acknowledgment waits, it may be the last.
+        let stream = ProgressState::new(None, None);
+        stream.commit_existing(30);
+        stream.commit_existing(20);
+        assert_eq!(stream.get().committed, 30);
+        stream.set_total(50);
+        assert_eq!((stream.get().total, stream.get().committed), (Some(50), 30));
+        stream.completed();
+        assert_eq!(stream.get().committed, 50);
+        // Its length learnt with a part still to come.
+        let longer = ProgressState::new(None, None);
+        longer.commit_existing(30);
+        longer.set_total(50);
+        assert_eq!(longer.get().committed, 30);
+    }
+
+    #[test]
     fn concurrent_updates_reach_the_listener_in_order() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = seen.clone();
@@ -234,6 +296,9 @@ mod tests {
                 });
             }
         });
+        // The total is unknown: the last acknowledgment waits for the end.
+        assert_eq!(state.get().committed, 5_997);
+        state.completed();
         let seen = seen.lock().unwrap();
         assert!(seen.windows(2).all(|w| w[0] <= w[1]), "committed went down");
         assert_eq!(state.get().committed, 6_000);
