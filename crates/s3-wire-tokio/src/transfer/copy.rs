@@ -236,6 +236,11 @@ async fn copy_whole(
     let failed = |error: Error| {
         error.with_transfer(crate::error::TransferFailure::new(None, Cleanup::Nothing))
     };
+    // The new object's SSE-C key, which its confirmation HEAD needs too.
+    let customer_key = attributes
+        .as_ref()
+        .and_then(ObjectAttributes::sse_customer_key)
+        .cloned();
     let mut copy = CopyObject::new(source, bucket.clone(), key.clone());
     if let Some(attributes) = attributes {
         copy = copy
@@ -269,7 +274,7 @@ async fn copy_whole(
                 etag: None,
                 parts: None,
                 checksum: source_checksum.as_ref(),
-                sse_customer_key: None,
+                sse_customer_key: customer_key.as_ref(),
             };
             match integrity::stored_object_matches(client, &expected).await {
                 Ok(Some(head)) => (head.etag, head.version_id, source_checksum.clone()),
