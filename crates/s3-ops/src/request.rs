@@ -162,11 +162,12 @@ impl OperationRequest {
 
 impl fmt::Debug for OperationRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const SECRET_HEADERS: [&str; 4] = [
+        const SECRET_HEADERS: [&str; 5] = [
             "authorization",
             "x-amz-security-token",
             "x-amz-server-side-encryption-customer-key",
             "x-amz-copy-source-server-side-encryption-customer-key",
+            "x-amz-server-side-encryption-context",
         ];
         let headers: Vec<(&str, &str)> = self
             .request
@@ -343,11 +344,13 @@ impl<'a> RequestBuilder<'a> {
         // HeaderValue accepts obs-text but rejects CR, LF, NUL and other controls.
         match HeaderValue::from_str(value) {
             Ok(mut value) => {
-                // SSE-C keys: hidden by `http`'s `Debug`, never indexed by HTTP/2 (HPACK).
+                // SSE-C keys and KMS encryption contexts: hidden by `http`'s `Debug`, never
+                // indexed by HTTP/2 (HPACK).
                 if matches!(
                     name.as_str(),
                     "x-amz-server-side-encryption-customer-key"
                         | "x-amz-copy-source-server-side-encryption-customer-key"
+                        | "x-amz-server-side-encryption-context"
                 ) {
                     value.set_sensitive(true);
                 }
@@ -429,6 +432,7 @@ impl<'a> RequestBuilder<'a> {
                     "x-amz-server-side-encryption-aws-kms-key-id",
                     key_id.as_ref(),
                 )
+                .check(context.as_deref().map_or(Ok(()), validate_kms_context))
                 .header_opt("x-amz-server-side-encryption-context", context.as_ref())
                 .header_opt(
                     "x-amz-server-side-encryption-bucket-key-enabled",
@@ -531,5 +535,148 @@ impl<'a> RequestBuilder<'a> {
             body: self.body,
             signing: address.signing,
         })
+    }
+}
+
+/// The largest KMS encryption context S3 takes, decoded (KMS's limit).
+pub(crate) const MAX_KMS_CONTEXT: usize = 8 * 1024;
+
+/// An SSE-KMS encryption context as S3 takes it: the base64 of a JSON object whose values are
+/// strings, at most [`MAX_KMS_CONTEXT`] bytes decoded. The refusal never repeats the value.
+pub(crate) fn validate_kms_context(context: &str) -> Result<(), Error> {
+    let reason = match crate::encoding::base64_decode(context) {
+        None => "must be standard base64 (of a JSON object)",
+        Some(json) if json.len() > MAX_KMS_CONTEXT => "must be at most 8 KiB of JSON, decoded",
+        Some(json) if !std::str::from_utf8(&json).is_ok_and(is_json_string_map) => {
+            "must be the base64 of a JSON object whose values are strings, such as \
+             {\"project\":\"alpha\"}"
+        }
+        Some(_) => return Ok(()),
+    };
+    Err(InvalidInput::Parameter {
+        name: "x-amz-server-side-encryption-context",
+        reason: reason.to_owned(),
+    }
+    .into())
+}
+
+/// Whether `text` is a JSON object of string keys and string values (RFC 8259 strings and
+/// whitespace; nothing else).
+fn is_json_string_map(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    let skip_space = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        while chars
+            .next_if(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+            .is_some()
+        {}
+    };
+    let string = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> bool {
+        if chars.next() != Some('"') {
+            return false;
+        }
+        loop {
+            match chars.next() {
+                Some('"') => return true,
+                Some('\\') => match chars.next() {
+                    Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't') => {}
+                    Some('u') => {
+                        if !(0..4).all(|_| chars.next().is_some_and(|c| c.is_ascii_hexdigit())) {
+                            return false;
+                        }
+                    }
+                    _ => return false,
+                },
+                Some(c) if (c as u32) < 0x20 => return false,
+                Some(_) => {}
+                None => return false,
+            }
+        }
+    };
+    skip_space(&mut chars);
+    if chars.next() != Some('{') {
+        return false;
+    }
+    skip_space(&mut chars);
+    if chars.next_if_eq(&'}').is_none() {
+        loop {
+            skip_space(&mut chars);
+            if !string(&mut chars) {
+                return false;
+            }
+            skip_space(&mut chars);
+            if chars.next() != Some(':') {
+                return false;
+            }
+            skip_space(&mut chars);
+            if !string(&mut chars) {
+                return false;
+            }
+            skip_space(&mut chars);
+            match chars.next() {
+                Some(',') => continue,
+                Some('}') => break,
+                _ => return false,
+            }
+        }
+    }
+    skip_space(&mut chars);
+    chars.next().is_none()
+}
+
+#[cfg(test)]
+mod kms_context_tests {
+    use super::*;
+
+    #[test]
+    fn a_kms_context_is_the_base64_of_a_json_object_of_strings() {
+        let encode = |json: &str| crate::encoding::base64_encode(json.as_bytes());
+        for ok in [
+            "{}",
+            " { \"project\" : \"alpha\" } ",
+            "{\"a\":\"1\",\"b\":\"caf\\u00e9 \\\"x\\\"\"}",
+        ] {
+            assert!(validate_kms_context(&encode(ok)).is_ok(), "{ok}");
+        }
+        let secret = "{\"project\":\"UNIQUE-SECRET-VALUE\"";
+        for (bad, fragment) in [
+            ("not base64!".to_owned(), "standard base64"),
+            (encode(secret), "JSON object"),
+            (encode("[\"a\"]"), "JSON object"),
+            (encode("{\"a\":1}"), "JSON object"),
+            (encode("{\"a\":\"b\",}"), "JSON object"),
+            (encode("{\"a\":\"b\"} x"), "JSON object"),
+            (
+                encode(&format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_KMS_CONTEXT))),
+                "8 KiB",
+            ),
+        ] {
+            let error = validate_kms_context(&bad).unwrap_err().to_string();
+            assert!(error.contains(fragment), "{bad}: {error}");
+            assert!(
+                !error.contains("UNIQUE-SECRET-VALUE") && !error.contains(&bad),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_kms_context_from_pairs_is_encoded_as_s3_takes_it() {
+        let sse = ServerSideEncryption::kms_with_context(
+            Some("key-1".to_owned()),
+            [("project", "alpha"), ("quote\"back\\slash", "line\nbreak")],
+        );
+        let ServerSideEncryption::Kms {
+            context: Some(context),
+            ..
+        } = &sse
+        else {
+            panic!("{sse:?}");
+        };
+        validate_kms_context(context).unwrap();
+        let json = crate::encoding::base64_decode(context).unwrap();
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            "{\"project\":\"alpha\",\"quote\\\"back\\\\slash\":\"line\\u000abreak\"}"
+        );
     }
 }

@@ -153,6 +153,58 @@ pub enum ServerSideEncryption {
     Customer(SseCustomerKey),
 }
 
+impl ServerSideEncryption {
+    /// Fails, saying why without repeating it, if an SSE-KMS encryption context is not what
+    /// S3 takes: the base64 of a JSON object of string values, at most 8 KiB decoded. Every
+    /// request that carries one checks it before anything is sent.
+    pub fn check(&self) -> Result<(), Error> {
+        match self {
+            ServerSideEncryption::Kms {
+                context: Some(context),
+                ..
+            } => crate::request::validate_kms_context(context),
+            _ => Ok(()),
+        }
+    }
+
+    /// SSE-KMS with `key_id` (the account's default key when `None`) and the encryption
+    /// context of `pairs`, encoded as S3 takes it (the base64 of a JSON object).
+    pub fn kms_with_context<'a>(
+        key_id: Option<String>,
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Self {
+        let mut json = String::from("{");
+        for (index, (name, value)) in pairs.into_iter().enumerate() {
+            if index > 0 {
+                json.push(',');
+            }
+            push_json_string(&mut json, name);
+            json.push(':');
+            push_json_string(&mut json, value);
+        }
+        json.push('}');
+        ServerSideEncryption::Kms {
+            key_id,
+            context: Some(base64_encode(json.as_bytes())),
+            bucket_key: None,
+        }
+    }
+}
+
+/// `text` as a JSON string.
+fn push_json_string(json: &mut String, text: &str) {
+    json.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => json.push_str("\\\""),
+            '\\' => json.push_str("\\\\"),
+            c if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
+            c => json.push(c),
+        }
+    }
+    json.push('"');
+}
+
 impl fmt::Debug for ServerSideEncryption {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -143,10 +143,11 @@ impl fmt::Debug for SigningReport {
             .lines()
             .map(|line| {
                 // Secret header values, as the canonical request lists them (`name:value`).
-                const SECRET_HEADERS: [&str; 3] = [
+                const SECRET_HEADERS: [&str; 4] = [
                     "x-amz-security-token:",
                     "x-amz-server-side-encryption-customer-key:",
                     "x-amz-copy-source-server-side-encryption-customer-key:",
+                    "x-amz-server-side-encryption-context:",
                 ];
                 if let Some(name) = SECRET_HEADERS.iter().find(|name| line.starts_with(**name)) {
                     return format!("{name}<redacted>");

@@ -77,6 +77,16 @@ const ACCESS_KEY: &str = "AKIAREDACTIONTEST01";
 const SECRET_KEY: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYzSECRETzKEYq9";
 /// With `/`, `+` and `=` so that its percent-encoded form differs.
 const SESSION_TOKEN: &str = "IQoJb3JpZ2luX2VjEAcaCXVz/TOKENzz+Zm9vYmFyYmF6cXV4=";
+/// An SSE-KMS encryption context's JSON (it travels base64-encoded).
+const KMS_CONTEXT_JSON: &str = r#"{"case":"KMSCONTEXTREDACTIONCASE7"}"#;
+
+fn kms_context() -> ServerSideEncryption {
+    ServerSideEncryption::Kms {
+        key_id: Some("alias/redaction".to_owned()),
+        context: Some(s3_sigv4::base64_encode(KMS_CONTEXT_JSON.as_bytes())),
+        bucket_key: None,
+    }
+}
 
 /// The SSE-C key: 32 distinct bytes.
 fn sse_key_bytes() -> [u8; 32] {
@@ -180,6 +190,11 @@ impl Secrets {
             ("SSE-C key, HEX", hex(&key).to_uppercase()),
             ("SSE-C key, spaced hex", spaced_hex(&key)),
             ("SSE-C key, Debug bytes", format!("{key:?}")),
+            ("KMS context, JSON", KMS_CONTEXT_JSON.to_owned()),
+            (
+                "KMS context, base64",
+                s3_sigv4::base64_encode(KMS_CONTEXT_JSON.as_bytes()),
+            ),
         ];
         for date in signing_dates() {
             for region in ["us-east-1", "eu-west-1"] {
@@ -253,7 +268,8 @@ fn names() -> (BucketName, ObjectKey) {
     )
 }
 
-/// An `http::Request` with an SSE-C key header, signed in its headers.
+/// An `http::Request` with an SSE-C key header and a KMS encryption context, signed in its
+/// headers.
 fn signed_request(signer: &Signer) -> (http::Request<()>, s3_sigv4::SigningReport) {
     let (bucket, key) = names();
     let get = GetObject::new(bucket, key).sse_customer_key(sse_key());
@@ -261,6 +277,12 @@ fn signed_request(signer: &Signer) -> (http::Request<()>, s3_sigv4::SigningRepor
         .request(&Endpoint::aws("us-east-1").unwrap())
         .unwrap()
         .request;
+    let context = s3_sigv4::base64_encode(KMS_CONTEXT_JSON.as_bytes());
+    let mut value = http::HeaderValue::from_str(&context).unwrap();
+    value.set_sensitive(true);
+    request
+        .headers_mut()
+        .insert("x-amz-server-side-encryption-context", value);
     let params = SigningParams::new("us-east-1", "s3", time(), PayloadHash::Empty);
     let report = signer
         .sign_headers_with_report(&mut request, &credentials(), &params)
@@ -448,6 +470,28 @@ fn s3_xml_and_s3_ops_types_never_show_a_secret() {
         ListParts::new(bucket.clone(), object.clone(), "upload").sse_customer_key(key.clone());
     let copy = CopyObject::new(source.clone(), bucket.clone(), object.clone())
         .server_side_encryption(ServerSideEncryption::Customer(key.clone()));
+    secrets.debug("ServerSideEncryption::Kms", &kms_context());
+    let kms_put =
+        PutObject::new(bucket.clone(), object.clone()).server_side_encryption(kms_context());
+    let kms_request = kms_put.request(&endpoint).unwrap();
+    assert_eq!(
+        kms_request.request.headers()["x-amz-server-side-encryption-context"],
+        secrets.form("KMS context, base64"),
+        "the context travels as base64"
+    );
+    secrets.debug("PutObject (SSE-KMS context)", &kms_put);
+    secrets.debug("OperationRequest (SSE-KMS context)", &kms_request);
+    secrets.debug("http::Request (SSE-KMS context)", &kms_request.request);
+    let refused = PutObject::new(bucket.clone(), object.clone())
+        .server_side_encryption(ServerSideEncryption::Kms {
+            key_id: None,
+            context: Some(KMS_CONTEXT_JSON.to_owned()),
+            bucket_key: None,
+        })
+        .request(&endpoint)
+        .unwrap_err();
+    assert!(refused.to_string().contains("base64"), "{refused}");
+    secrets.both("s3_ops::Error (a context that is not base64)", &refused);
     let part_copy =
         UploadPartCopy::new(source, bucket, object, "upload", 1).sse_customer_key(key.clone());
     let requests: Vec<(
@@ -770,6 +814,10 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
         .server_side_encryption(ServerSideEncryption::Customer(sse_key()));
     let error = client.put_object(put, "data").await.unwrap_err();
     secrets.error("Error (403 SSE-C PutObject)", &error);
+    let put = PutObject::new(bucket.clone(), ObjectKey::new("kms-put").unwrap())
+        .server_side_encryption(kms_context());
+    let error = client.put_object(put, "data").await.unwrap_err();
+    secrets.error("Error (403 SSE-KMS PutObject with a context)", &error);
 
     // A SignatureDoesNotMatch that echoes the request head (token and SSE-C key in it).
     let mismatch = GetObject::new(bucket.clone(), ObjectKey::new("mismatch").unwrap())

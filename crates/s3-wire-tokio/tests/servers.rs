@@ -1996,10 +1996,7 @@ async fn managed_multipart_copy(ctx: Ctx) {
         if source == "one-put" {
             let head = ctx.head(&copy).await.unwrap();
             assert_eq!(head.content_type.as_deref(), Some("application/x-source"));
-            assert_eq!(
-                head.metadata.get("origin").map(String::as_str),
-                Some("put")
-            );
+            assert_eq!(head.metadata.get("origin").map(String::as_str), Some("put"));
         }
     }
 }

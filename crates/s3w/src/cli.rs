@@ -414,6 +414,10 @@ pub(crate) struct AttrArgs {
     /// The KMS key of `--sse aws:kms`.
     #[arg(long)]
     pub sse_kms_key_id: Option<String>,
+    /// The encryption context of `--sse aws:kms`: a JSON object of strings
+    /// (`{"project":"alpha"}`), or its base64 as S3 takes it.
+    #[arg(long)]
+    pub sse_kms_context: Option<String>,
     /// Server-side encryption with a customer key: AES256 (with --sse-c-key).
     #[arg(long)]
     pub sse_c: Option<String>,

@@ -54,6 +54,7 @@ fn write_flags(attrs: &AttrArgs) -> Vec<&'static str> {
         (attrs.acl.is_some(), "--acl"),
         (attrs.sse.is_some(), "--sse"),
         (attrs.sse_kms_key_id.is_some(), "--sse-kms-key-id"),
+        (attrs.sse_kms_context.is_some(), "--sse-kms-context"),
     ] {
         if set {
             given.push(name);
@@ -61,6 +62,27 @@ fn write_flags(attrs: &AttrArgs) -> Vec<&'static str> {
     }
     given.extend(attrs.lock.given());
     given
+}
+
+/// `--sse aws:kms` with its key and encryption context (JSON, encoded here, or base64), the
+/// context checked now: a usage error, never echoing the value.
+fn kms(attrs: &AttrArgs) -> Result<ServerSideEncryption> {
+    let context = attrs.sse_kms_context.as_deref().map(str::trim);
+    let sse = match context {
+        Some(json) if json.starts_with('{') => ServerSideEncryption::Kms {
+            key_id: attrs.sse_kms_key_id.clone(),
+            context: Some(s3_wire::sigv4::base64_encode(json.as_bytes())),
+            bucket_key: None,
+        },
+        context => ServerSideEncryption::Kms {
+            key_id: attrs.sse_kms_key_id.clone(),
+            context: context.map(str::to_owned),
+            bucket_key: None,
+        },
+    };
+    sse.check()
+        .map_err(|e| usage(format!("--sse-kms-context: {e}")))?;
+    Ok(sse)
 }
 
 /// An option the command cannot honour is a usage error, never silently dropped.
@@ -148,22 +170,21 @@ pub(crate) fn attributes(attrs: &AttrArgs, name: Option<&str>) -> Result<ObjectA
     if let Some(acl) = &attrs.acl {
         a = a.acl(canned_acl(acl)?);
     }
+    let kms_only = attrs.sse_kms_key_id.is_some() || attrs.sse_kms_context.is_some();
     match attrs.sse.as_deref() {
-        None if attrs.sse_kms_key_id.is_some() => {
-            return Err(usage("--sse-kms-key-id needs --sse aws:kms"));
+        None if kms_only => {
+            return Err(usage(
+                "--sse-kms-key-id and --sse-kms-context need --sse aws:kms",
+            ));
         }
         None => {}
-        Some("AES256") if attrs.sse_kms_key_id.is_none() => {
-            a = a.server_side_encryption(ServerSideEncryption::S3)
+        Some("AES256") if !kms_only => a = a.server_side_encryption(ServerSideEncryption::S3),
+        Some("aws:kms") => a = a.server_side_encryption(kms(attrs)?),
+        Some("AES256") => {
+            return Err(usage(
+                "--sse-kms-key-id and --sse-kms-context need --sse aws:kms",
+            ));
         }
-        Some("aws:kms") => {
-            a = a.server_side_encryption(ServerSideEncryption::Kms {
-                key_id: attrs.sse_kms_key_id.clone(),
-                context: None,
-                bucket_key: None,
-            })
-        }
-        Some("AES256") => return Err(usage("--sse-kms-key-id needs --sse aws:kms")),
         Some(other) => return Err(usage(format!("--sse {other}: use AES256 or aws:kms"))),
     }
     if let Some(key) = sse_customer_key(attrs)? {
@@ -244,13 +265,7 @@ pub(crate) async fn copy_attributes(
     }
     match (attrs.sse.as_deref(), sse_customer_key(attrs)?) {
         (Some("AES256"), _) => kept = kept.server_side_encryption(ServerSideEncryption::S3),
-        (Some(_), _) => {
-            kept = kept.server_side_encryption(ServerSideEncryption::Kms {
-                key_id: attrs.sse_kms_key_id.clone(),
-                context: None,
-                bucket_key: None,
-            })
-        }
+        (Some(_), _) => kept = kept.server_side_encryption(kms(attrs)?),
         (None, Some(key)) => {
             kept = kept.server_side_encryption(ServerSideEncryption::Customer(key))
         }

@@ -428,3 +428,173 @@ fn tuning_flags_shape_the_multipart_upload_and_download() {
     let bad = env.run(&["--part-size", "5X", "ls"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The value of header `name` in a recorded request head.
+fn header_of<'h>(head: &'h str, name: &str) -> Option<&'h str> {
+    head.lines().skip(1).find_map(|line| {
+        let (n, value) = line.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+    })
+}
+
+/// Every attribute flag of an upload reaches the wire, seen by a recording proxy in front of
+/// local-s3 (which stores few of them): content headers, `--expires`, `--acl`, SSE-KMS with
+/// its key and encryption context, SSE-C with its key and the key's MD5; on a single PUT and
+/// on every request of a multipart upload that carries them.
+#[test]
+fn every_attribute_flag_reaches_the_wire() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://wire-b"]);
+    let proxy =
+        support::proxy::Proxy::start(env.server.endpoint(), |_| support::proxy::Verdict::Forward);
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.txt");
+    write(&small, b"hello");
+    let large = dir.path().join("large.bin");
+    write(&large, &vec![7u8; 6 << 20]);
+    let run = |args: &[&str]| {
+        let mut all = vec!["--endpoint-url", proxy.endpoint.as_str()];
+        all.extend(args);
+        let out = env.run(&all);
+        std::mem::take(&mut *proxy.heads.lock().unwrap())
+            .into_iter()
+            .map(|head| (out.status.success(), head))
+            .collect::<Vec<_>>()
+    };
+    let content = [
+        ("--content-encoding", "identity", "content-encoding"),
+        (
+            "--content-disposition",
+            "attachment; filename=\"a.txt\"",
+            "content-disposition",
+        ),
+        ("--content-language", "en-GB", "content-language"),
+        ("--acl", "bucket-owner-full-control", "x-amz-acl"),
+    ];
+    let mut args = vec!["cp"];
+    for (flag, value, _) in content {
+        args.extend([flag, value]);
+    }
+    args.extend(["--expires", "2030-01-02T03:04:05Z"]);
+    let kms = [
+        "--sse",
+        "aws:kms",
+        "--sse-kms-key-id",
+        "alias/wire",
+        "--sse-kms-context",
+        "{\"project\":\"alpha\"}",
+    ];
+    args.extend(kms);
+    args.extend([small.to_str().unwrap(), "s3://wire-b/small.txt"]);
+    let heads = run(&args);
+    let put = heads
+        .iter()
+        .map(|(_, head)| head)
+        .find(|head| head.starts_with("PUT /wire-b/small.txt"))
+        .expect("the PUT went through the proxy");
+    for (_, value, header) in content {
+        assert_eq!(header_of(put, header), Some(value), "{put}");
+    }
+    assert_eq!(
+        header_of(put, "expires"),
+        Some("Wed, 02 Jan 2030 03:04:05 GMT")
+    );
+    assert_eq!(
+        header_of(put, "x-amz-server-side-encryption"),
+        Some("aws:kms")
+    );
+    assert_eq!(
+        header_of(put, "x-amz-server-side-encryption-aws-kms-key-id"),
+        Some("alias/wire")
+    );
+    // {"project":"alpha"} in base64.
+    assert_eq!(
+        header_of(put, "x-amz-server-side-encryption-context"),
+        Some("eyJwcm9qZWN0IjoiYWxwaGEifQ==")
+    );
+    // A context S3 would refuse is a usage error that does not repeat it.
+    let bad = env.run(&[
+        "cp",
+        "--sse",
+        "aws:kms",
+        "--sse-kms-context",
+        "[\"SECRETISH\"]",
+        small.to_str().unwrap(),
+        "s3://wire-b/x",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        stderr.contains("--sse-kms-context") && !stderr.contains("SECRETISH"),
+        "{stderr}"
+    );
+
+    // SSE-C: a single PUT and every request of a multipart upload carry the key and its MD5.
+    let key = "0123456789abcdef0123456789abcdef";
+    let key_base64 = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+    let key_md5 = "hRasmdxgYDKV3nvbahU1MA==";
+    for (file, object) in [(&small, "sse-c-small"), (&large, "sse-c-large")] {
+        let target = format!("s3://wire-b/{object}");
+        let heads = run(&[
+            "--part-size",
+            "5M",
+            "cp",
+            "--sse-c",
+            "AES256",
+            "--sse-c-key",
+            key,
+            file.to_str().unwrap(),
+            &target,
+        ]);
+        let writes: Vec<&String> = heads
+            .iter()
+            .map(|(_, head)| head)
+            .filter(|head| head.starts_with("PUT ") || head.starts_with("POST "))
+            .collect();
+        assert!(!writes.is_empty(), "{heads:?}");
+        for head in writes {
+            let line = head.lines().next().unwrap();
+            assert_eq!(
+                header_of(head, "x-amz-server-side-encryption-customer-algorithm"),
+                Some("AES256"),
+                "{line}"
+            );
+            assert_eq!(
+                header_of(head, "x-amz-server-side-encryption-customer-key"),
+                Some(key_base64),
+                "{line}"
+            );
+            assert_eq!(
+                header_of(head, "x-amz-server-side-encryption-customer-key-md5"),
+                Some(key_md5),
+                "{line}"
+            );
+        }
+    }
+}
+
+/// `--bwlimit` holds the rate of a transfer at the limit: 1 MiB at 256 KiB/s takes about
+/// four seconds, never less than 3.75 (the limiter lets at most two of its 32 KiB pieces
+/// through at once).
+#[test]
+fn bwlimit_holds_the_rate_of_an_upload() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://slow-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one-mib.bin");
+    write(&file, &vec![3u8; 1 << 20]);
+    let started = std::time::Instant::now();
+    env.ok(&[
+        "--bwlimit",
+        "256K",
+        "cp",
+        file.to_str().unwrap(),
+        "s3://slow-b/one-mib.bin",
+    ]);
+    let elapsed = started.elapsed().as_secs_f64();
+    let rate = (1u64 << 20) as f64 / elapsed;
+    assert!(
+        rate <= 256.0 * 1024.0 * 1.15,
+        "{rate:.0} B/s over {elapsed:.2} s: above --bwlimit 256K"
+    );
+}

@@ -86,7 +86,10 @@ impl ProgressState {
 
     /// The current snapshot.
     pub(crate) fn get(&self) -> Progress {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).progress
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .progress
     }
 
     fn update(&self, change: impl FnOnce(&mut State)) {
@@ -250,7 +253,10 @@ mod tests {
     #[test]
     fn the_last_bytes_are_committed_only_when_the_transfer_succeeded() {
         let state = ProgressState::new(Some(100), None);
-        let (first, last) = (PartProgress::new(state.clone()), PartProgress::new(state.clone()));
+        let (first, last) = (
+            PartProgress::new(state.clone()),
+            PartProgress::new(state.clone()),
+        );
         first.moved(60);
         first.commit(60);
         last.moved(40);

@@ -1810,8 +1810,12 @@ fn read_conditions(headers: &HeaderMap, object: &StoredObject, prefix: &str) -> 
 /// An SSE-C key as S3 takes it (`prefix` as in [`read_conditions`]): algorithm `AES256`, a
 /// 256-bit key in base64, and the base64 MD5 of the key beside it.
 fn sse_customer_key_well_formed(headers: &HeaderMap, prefix: &str) -> Result<(), Answer> {
-    let field =
-        |name: &str| header(headers, &format!("{prefix}server-side-encryption-customer-{name}"));
+    let field = |name: &str| {
+        header(
+            headers,
+            &format!("{prefix}server-side-encryption-customer-{name}"),
+        )
+    };
     let (algorithm, key, key_md5) = (field("algorithm"), field("key"), field("key-md5"));
     if algorithm.is_none() && key.is_none() && key_md5.is_none() {
         return Ok(());

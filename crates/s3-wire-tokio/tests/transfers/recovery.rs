@@ -252,7 +252,9 @@ fn cancel_when_all_committed<T: Send + 'static>(
             let held = previous.in_flight > 0
                 && progress.in_flight == 0
                 && progress.committed == previous.committed
-                && progress.total.is_some_and(|total| progress.committed < total);
+                && progress
+                    .total
+                    .is_some_and(|total| progress.committed < total);
             *previous = progress;
             held
         };

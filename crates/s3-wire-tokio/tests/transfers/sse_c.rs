@@ -4,9 +4,7 @@
 //! multipart uploads, downloads, copies into and out of SSE-C and a key rotation by copy,
 //! each with the key and key-MD5 header values asserted on what was sent.
 
-use s3_wire_tokio::s3_ops::{
-    CopySource, ObjectAttributes, ServerSideEncryption, SseCustomerKey,
-};
+use s3_wire_tokio::s3_ops::{CopySource, ObjectAttributes, ServerSideEncryption, SseCustomerKey};
 use s3_wire_tokio::{Destination, UploadSource};
 
 use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, RequestRecord};
@@ -46,26 +44,39 @@ fn md5_digest(bytes: &[u8]) -> [u8; 16] {
 }
 
 fn encrypted_with(customer: &CustomerKey) -> ObjectAttributes {
-    ObjectAttributes::new().server_side_encryption(ServerSideEncryption::Customer(
-        customer.key.clone(),
-    ))
+    ObjectAttributes::new()
+        .server_side_encryption(ServerSideEncryption::Customer(customer.key.clone()))
 }
 
 /// Every request of `operations` carried `customer`'s key under `prefix` (`x-amz-` or
 /// `x-amz-copy-source-`), and there was at least one.
-fn assert_key_sent(requests: &[RequestRecord], operations: &[Op], prefix: &str, customer: &CustomerKey) {
+fn assert_key_sent(
+    requests: &[RequestRecord],
+    operations: &[Op],
+    prefix: &str,
+    customer: &CustomerKey,
+) {
     let matching: Vec<&RequestRecord> = requests
         .iter()
         .filter(|r| operations.contains(&r.operation))
         .collect();
     assert!(!matching.is_empty(), "no {operations:?} request");
     for request in matching {
-        let field = |name: &str| {
-            request.header(&format!("{prefix}server-side-encryption-customer-{name}"))
-        };
+        let field =
+            |name: &str| request.header(&format!("{prefix}server-side-encryption-customer-{name}"));
         assert_eq!(field("algorithm"), Some("AES256"), "{request:?}");
-        assert_eq!(field("key"), Some(customer.base64.as_str()), "{:?}", request.operation);
-        assert_eq!(field("key-md5"), Some(customer.md5.as_str()), "{:?}", request.operation);
+        assert_eq!(
+            field("key"),
+            Some(customer.base64.as_str()),
+            "{:?}",
+            request.operation
+        );
+        assert_eq!(
+            field("key-md5"),
+            Some(customer.md5.as_str()),
+            "{:?}",
+            request.operation
+        );
     }
 }
 
@@ -103,7 +114,10 @@ async fn customer_keys_go_with_every_upload_download_and_copy() {
     );
     for name in ["small", "large"] {
         let stored = store.object(BUCKET, name).unwrap();
-        assert_eq!(stored.attributes.sse_customer_key_md5.as_deref(), Some(a.md5.as_str()));
+        assert_eq!(
+            stored.attributes.sse_customer_key_md5.as_deref(),
+            Some(a.md5.as_str())
+        );
     }
 
     // Downloads: with the key, the bytes; without it, refused by the store.
@@ -118,7 +132,12 @@ async fn customer_keys_go_with_every_upload_download_and_copy() {
             .await
             .unwrap_or_else(|e| panic!("download of {name}: {e}"));
         assert_eq!(sha256(&std::fs::read(&path).unwrap()), sha256(bytes));
-        assert_key_sent(&store.requests(), &[Op::GetObject, Op::HeadObject], "x-amz-", &a);
+        assert_key_sent(
+            &store.requests(),
+            &[Op::GetObject, Op::HeadObject],
+            "x-amz-",
+            &a,
+        );
         let refused = client
             .download(bucket(), key(name), Destination::file(&path))
             .await
@@ -131,10 +150,7 @@ async fn customer_keys_go_with_every_upload_download_and_copy() {
 
     // Copies, single and multipart: out of SSE-C, into it, and a key rotation.
     for (source_name, bytes) in [("small", &small), ("large", &large)] {
-        for (target, from, to) in [
-            ("out", Some(&a), None),
-            ("rotated", Some(&a), Some(&b)),
-        ] {
+        for (target, from, to) in [("out", Some(&a), None), ("rotated", Some(&a), Some(&b))] {
             let name = format!("{source_name}-{target}");
             let mut source = CopySource::new(bucket(), key(source_name));
             if let Some(from) = from {
@@ -182,7 +198,10 @@ async fn customer_keys_go_with_every_upload_download_and_copy() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let stored = store.object(BUCKET, &name).unwrap();
         assert_eq!(sha256(&stored.data), sha256(bytes));
-        assert_eq!(stored.attributes.sse_customer_key_md5.as_deref(), Some(b.md5.as_str()));
+        assert_eq!(
+            stored.attributes.sse_customer_key_md5.as_deref(),
+            Some(b.md5.as_str())
+        );
     }
 }
 
@@ -201,9 +220,16 @@ async fn a_create_only_copy_into_sse_c_is_confirmed_with_its_key() {
         .upload(bucket(), key("source"), UploadSource::bytes(data(1000, 3)))
         .await
         .unwrap();
-    store.set_faults(FaultPlan::first_try(FaultKind::ResetAfterApply, [Op::CopyObject]));
+    store.set_faults(FaultPlan::first_try(
+        FaultKind::ResetAfterApply,
+        [Op::CopyObject],
+    ));
     let copied = client
-        .copy(CopySource::new(bucket(), key("source")), bucket(), key("new"))
+        .copy(
+            CopySource::new(bucket(), key("source")),
+            bucket(),
+            key("new"),
+        )
         .attributes(encrypted_with(&b))
         .create_only()
         .await
