@@ -837,7 +837,8 @@ type Walk = mpsc::Receiver<Result<Found, Error>>;
 
 /// Walks one side; `destination`: a directory that does not exist yet holds nothing.
 /// `in_order`: the entries must come in key order (a merge); a bucket that does not list in
-/// key order (a directory bucket) is then listed whole and sorted before its first entry.
+/// key order (a directory bucket) is then walked directory by directory, each directory's
+/// listing sorted before its first entry (see [`walk_by_directory`]).
 fn walk(
     client: &Client,
     side: &Side,
@@ -859,10 +860,13 @@ fn walk(
             });
         }
         Side::Bucket { bucket, prefix } => {
-            let sort = in_order && !client.lists_in_key_order(bucket);
+            let by_directory = in_order && !client.lists_in_key_order(bucket);
             let (client, bucket, prefix) = (client.clone(), bucket.clone(), prefix.clone());
             tokio::spawn(async move {
-                let mut sorted = Vec::new();
+                if by_directory {
+                    walk_by_directory(&client, &bucket, &prefix, &sender).await;
+                    return;
+                }
                 let mut request = ListObjectsV2::new(bucket.clone());
                 if !prefix.is_empty() {
                     request = request.prefix(prefix.clone());
@@ -877,43 +881,130 @@ fn walk(
                         }
                     };
                     for object in page.result.contents {
-                        let Some(relative) = object.key.strip_prefix(&prefix) else {
+                        let Some(found) = found_object(&bucket, &prefix, object) else {
                             continue;
                         };
-                        let found = if relative.is_empty() || relative.ends_with('/') {
-                            Found::Refused {
-                                relative: relative.to_owned(),
-                                place: Place::Object {
-                                    bucket: bucket.as_str().to_owned(),
-                                    key: object.key.clone(),
-                                },
-                                issue: Ok(SkipReason::DirectoryMarker),
-                            }
-                        } else {
-                            Found::Entry(DirectoryEntry {
-                                relative: relative.to_owned(),
-                                size: object.size,
-                                modified: object.last_modified.to_system_time(),
-                                etag: object.etag,
-                            })
-                        };
-                        if sort {
-                            sorted.push(found);
-                        } else if sender.send(Ok(found)).await.is_err() {
+                        if sender.send(Ok(found)).await.is_err() {
                             return;
                         }
-                    }
-                }
-                sorted.sort_unstable_by(|a, b| a.relative().cmp(b.relative()));
-                for found in sorted {
-                    if sender.send(Ok(found)).await.is_err() {
-                        return;
                     }
                 }
             });
         }
     }
     receiver
+}
+
+/// What an object of a listing under `prefix` is to a directory transfer (`None`: not
+/// under the prefix).
+fn found_object(bucket: &BucketName, prefix: &str, object: s3_xml::Object) -> Option<Found> {
+    let relative = object.key.strip_prefix(prefix)?;
+    Some(if relative.is_empty() || relative.ends_with('/') {
+        Found::Refused {
+            relative: relative.to_owned(),
+            place: Place::Object {
+                bucket: bucket.as_str().to_owned(),
+                key: object.key.clone(),
+            },
+            issue: Ok(SkipReason::DirectoryMarker),
+        }
+    } else {
+        Found::Entry(DirectoryEntry {
+            relative: relative.to_owned(),
+            size: object.size,
+            modified: object.last_modified.to_system_time(),
+            etag: object.etag,
+        })
+    })
+}
+
+/// One item of a directory's listing in [`walk_by_directory`].
+enum Listed {
+    Object(Found),
+    /// A subdirectory: its key prefix (ending in `/`).
+    Directory(String),
+}
+
+impl Listed {
+    /// Its place in key order: an object's key, a directory's prefix (every key under it
+    /// sorts there against the directory's other keys).
+    fn order_key<'a>(&'a self, prefix: &str) -> std::borrow::Cow<'a, str> {
+        match self {
+            Listed::Object(found) => {
+                std::borrow::Cow::Owned(format!("{prefix}{}", found.relative()))
+            }
+            Listed::Directory(directory) => std::borrow::Cow::Borrowed(directory),
+        }
+    }
+}
+
+/// The keys under `prefix` of a bucket that does not list in key order (S3 Express One
+/// Zone's directory buckets), in key order all the same: one directory at a time (a
+/// listing with the delimiter `/`, which such a bucket serves), its objects and
+/// subdirectories sorted, the subdirectories walked where they sort, depth first. Memory
+/// holds the listings of the directories on the current path, not the bucket's: a flat
+/// directory of N keys holds N entries, a tree holds its largest directories' at most.
+async fn walk_by_directory(
+    client: &Client,
+    bucket: &BucketName,
+    prefix: &str,
+    sender: &mpsc::Sender<Result<Found, Error>>,
+) {
+    let mut path: Vec<Vec<Listed>> = Vec::new();
+    let mut next = Some(prefix.to_owned());
+    loop {
+        if let Some(directory) = next.take() {
+            match list_directory(client, bucket, prefix, &directory).await {
+                Ok(listed) => path.push(listed),
+                Err(error) => {
+                    let _ = sender.send(Err(error)).await;
+                    return;
+                }
+            }
+        }
+        let Some(level) = path.last_mut() else {
+            return;
+        };
+        match level.pop() {
+            None => {
+                path.pop();
+            }
+            Some(Listed::Directory(directory)) => next = Some(directory),
+            Some(Listed::Object(found)) => {
+                if sender.send(Ok(found)).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// One directory's objects and subdirectories (every page), in reverse key order (the next
+/// one last).
+async fn list_directory(
+    client: &Client,
+    bucket: &BucketName,
+    prefix: &str,
+    directory: &str,
+) -> Result<Vec<Listed>, Error> {
+    let mut request = ListObjectsV2::new(bucket.clone()).delimiter("/");
+    if !directory.is_empty() {
+        request = request.prefix(directory.to_owned());
+    }
+    let mut listed = Vec::new();
+    let mut pages = client.list_objects_v2_pages(request);
+    while let Some(page) = pages.next_page().await {
+        let page = page?.result;
+        listed.extend(
+            page.contents
+                .into_iter()
+                .filter_map(|object| found_object(bucket, prefix, object))
+                .map(Listed::Object),
+        );
+        listed.extend(page.common_prefixes.into_iter().map(Listed::Directory));
+    }
+    listed.sort_by_cached_key(|item| std::cmp::Reverse(item.order_key(prefix).into_owned()));
+    Ok(listed)
 }
 
 /// A depth-first walk of a local tree in the byte order of relative paths, one directory's

@@ -350,13 +350,14 @@ async fn handle(
         Verdict::Answer(authenticated, response) => (authenticated, *response),
         Verdict::Forward(authenticated) => {
             let bucket_and_rest = backend_path(state, &host, path);
+            let headers = backend_copy_source(state, &parts.headers);
             let response = forward(
                 backend,
                 forwarder,
                 &parts.method,
                 &bucket_and_rest,
                 query,
-                &parts.headers,
+                &headers,
                 body,
             )
             .await;
@@ -621,6 +622,37 @@ fn admit(
         authenticated,
         Box::new(Response::new(Full::new(Bytes::from(document)))),
     )
+}
+
+/// `headers` with an `x-amz-copy-source` naming a bucket the backend keeps under another
+/// name (a directory bucket's) renamed as the backend knows it.
+fn backend_copy_source(state: &Mutex<State>, headers: &HeaderMap) -> HeaderMap {
+    let mut headers = headers.clone();
+    let Some(source) = headers
+        .get("x-amz-copy-source")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return headers;
+    };
+    let (bucket, rest) = source
+        .trim_start_matches('/')
+        .split_once('/')
+        .unwrap_or((source.as_str(), ""));
+    let state = state.lock().unwrap_or_else(|poison| poison.into_inner());
+    let renamed = state.routes.values().find_map(|route| {
+        (route.bucket.as_deref() == Some(bucket))
+            .then(|| route.backend_bucket.clone())
+            .flatten()
+    });
+    if let Some(renamed) = renamed {
+        let value = format!("/{renamed}/{rest}");
+        headers.insert(
+            "x-amz-copy-source",
+            HeaderValue::from_str(&value).expect("a header value"),
+        );
+    }
+    headers
 }
 
 /// `/{bucket}/{key}` at the backend for a request to `host` with `path`.

@@ -803,3 +803,140 @@ async fn fips_dual_stack_and_accelerate_hosts_are_used_as_configured() {
         ]
     );
 }
+
+/// A directory bucket lists in no order. A sync to one (compare, delete what the source
+/// lacks), a download of it and a copy between two of its prefixes each walk it directory
+/// by directory (a listing with the delimiter `/` per directory, sorted), through the
+/// gateway, its session and a backing store whose listings come in hash order.
+#[tokio::test]
+async fn sync_download_and_copy_of_a_directory_bucket_walk_it_by_directory() {
+    let (gateway, store) = start(vec![(ZONAL, Route::zonal(DIRECTORY, REGION))]).await;
+    store.set_quirks(crate::fault_store::StoreQuirks {
+        unordered_listings: true,
+        ..Default::default()
+    });
+    let client = builder(&gateway, REGION).build().unwrap();
+    let b = || bucket(DIRECTORY).unwrap();
+    let source = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (index, name) in [
+        "a.txt",
+        "a-b.txt",
+        "a/1.txt",
+        "a/b/2.txt",
+        "a/b/c/3.txt",
+        "a0.txt",
+        "b/4.txt",
+        "b/5.txt",
+        "b.txt",
+        "c/d/e/6.txt",
+        "z.txt",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = source.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("{name}:{index}")).unwrap();
+        files.push(name);
+    }
+    // What the source lacks and must go, beside what stays (another prefix).
+    for key in ["tree/stale.txt", "tree/a/b/stale.txt", "elsewhere/keep.txt"] {
+        store.insert_object("express-backing", key, "old", None);
+    }
+    let synced = client
+        .upload_directory(source.path(), b(), "tree")
+        .compare(s3_wire_tokio::transfer::Compare::SizeAndTime)
+        .delete_extraneous(true)
+        .await
+        .unwrap();
+    assert!(synced.is_success(), "{:?}", synced.failures);
+    assert_eq!(synced.progress.objects_transferred, files.len() as u64);
+    assert_eq!(synced.progress.objects_deleted, 2);
+    let mut stored = store.keys("express-backing");
+    stored.sort();
+    let mut expected: Vec<String> = files.iter().map(|f| format!("tree/{f}")).collect();
+    expected.push("elsewhere/keep.txt".to_owned());
+    expected.sort();
+    assert_eq!(stored, expected);
+    // The bucket was listed directory by directory (the ones it held), never whole.
+    let listed = || {
+        let prefixes: Vec<String> = gateway
+            .seen()
+            .into_iter()
+            .filter(|r| r.method == http::Method::GET && r.target.contains("list-type=2"))
+            .map(|r| {
+                assert!(r.target.contains("delimiter=%2F"), "{}", r.target);
+                r.target
+                    .split("prefix=")
+                    .nth(1)
+                    .unwrap_or("")
+                    .replace("%2F", "/")
+            })
+            .collect();
+        gateway.clear_seen();
+        prefixes
+    };
+    assert_eq!(listed(), ["tree/", "tree/a/", "tree/a/b/"]);
+    // Again: nothing changed, nothing sent or deleted.
+    let again = client
+        .upload_directory(source.path(), b(), "tree")
+        .compare(s3_wire_tokio::transfer::Compare::SizeAndTime)
+        .delete_extraneous(true)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            again.progress.objects_transferred,
+            again.progress.objects_skipped,
+            again.progress.objects_deleted
+        ),
+        (0, files.len() as u64, 0)
+    );
+    assert_eq!(
+        listed(),
+        [
+            "tree/",
+            "tree/a/",
+            "tree/a/b/",
+            "tree/a/b/c/",
+            "tree/b/",
+            "tree/c/",
+            "tree/c/d/",
+            "tree/c/d/e/"
+        ]
+    );
+    // cp -r back down, and a copy to another prefix of the same bucket.
+    let target = tempfile::tempdir().unwrap();
+    let down = client
+        .download_directory(b(), "tree", target.path())
+        .await
+        .unwrap();
+    assert!(down.is_success(), "{:?}", down.failures);
+    for name in &files {
+        assert_eq!(
+            std::fs::read(target.path().join(name)).unwrap(),
+            std::fs::read(source.path().join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let copied = client
+        .copy_directory(b(), "tree", b(), "copy")
+        .delete_extraneous(true)
+        .await
+        .unwrap();
+    assert!(copied.is_success(), "{:?}", copied.failures);
+    assert_eq!(copied.progress.objects_transferred, files.len() as u64);
+    for name in &files {
+        assert_eq!(
+            store
+                .object("express-backing", &format!("copy/{name}"))
+                .unwrap()
+                .data,
+            store
+                .object("express-backing", &format!("tree/{name}"))
+                .unwrap()
+                .data
+        );
+    }
+}

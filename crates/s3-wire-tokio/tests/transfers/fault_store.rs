@@ -311,7 +311,8 @@ pub struct StoreQuirks {
     /// CreateMultipartUpload answer created cannot be found).
     pub no_list_multipart_uploads: bool,
     /// S3 Express One Zone's directory buckets: ListObjectsV2 does not answer in key order
-    /// (here each page lists its keys in reverse).
+    /// (here in the order of a hash of each key or common prefix, across pages too; the
+    /// continuation token an offset into that order).
     pub unordered_listings: bool,
     /// Garage 2.5.0: CompleteMultipartUpload with `x-amz-checksum-type` but no
     /// `x-amz-checksum-*` value is refused with `400 InvalidRequest: Cannot specify
@@ -3046,14 +3047,28 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     let start_after = ctx.target.q("start-after");
     let encoding = KeyEncoding::of(ctx)?;
     let encode = |s: &str| encoding.encode(s);
-    let after = match token {
-        Some(token) => Some(
-            hex_decode(token)
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .ok_or_else(|| invalid_argument("The continuation token provided is incorrect"))?,
+    let unordered = state.quirks.unordered_listings;
+    let incorrect = || invalid_argument("The continuation token provided is incorrect");
+    // Unordered: the token is an offset into the hash order (every entry is listed first).
+    let (after, offset) = match token {
+        Some(token) if unordered => (
+            None,
+            token
+                .strip_prefix("offset-")
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or_else(incorrect)?,
         ),
-        None => start_after.map(str::to_owned),
+        Some(token) => (
+            Some(
+                hex_decode(token)
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .ok_or_else(incorrect)?,
+            ),
+            0,
+        ),
+        None => (start_after.map(str::to_owned), 0),
     };
+    let max_keys = if unordered { usize::MAX } else { max_keys };
     let empty = BTreeMap::new();
     let objects = state.buckets.get(ctx.bucket()).unwrap_or(&empty);
     let mut entries: Vec<Result<(&String, &StoredObject), String>> = Vec::new();
@@ -3080,8 +3095,26 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         last_key = Some(key.clone());
         entries.push(entry);
     }
-    if state.quirks.unordered_listings {
-        entries.reverse();
+    let max_keys = page_size(ctx, "max-keys")?;
+    let mut next_offset = None;
+    if unordered {
+        let name = |entry: &Result<(&String, &StoredObject), String>| match entry {
+            Ok((key, _)) => (*key).clone(),
+            Err(common) => common.clone(),
+        };
+        entries.sort_by_key(|entry| {
+            let digest = md5(name(entry).as_bytes());
+            (
+                u64::from_be_bytes(digest[..8].try_into().expect("8 bytes")),
+                name(entry),
+            )
+        });
+        let rest = entries.len().saturating_sub(offset);
+        truncated = rest > max_keys;
+        if truncated {
+            next_offset = Some(offset + max_keys);
+        }
+        entries = entries.into_iter().skip(offset).take(max_keys).collect();
     }
     let mut xml = Xml::new("ListBucketResult");
     xml.leaf("Name", ctx.bucket());
@@ -3099,7 +3132,9 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     xml.leaf("MaxKeys", &max_keys.to_string());
     encoding.announce(&mut xml);
     xml.leaf("IsTruncated", if truncated { "true" } else { "false" });
-    if truncated && let Some(last) = &last_key {
+    if let Some(offset) = next_offset {
+        xml.leaf("NextContinuationToken", &format!("offset-{offset}"));
+    } else if truncated && let Some(last) = &last_key {
         xml.leaf("NextContinuationToken", &sigv4::hex(last.as_bytes()));
     }
     for entry in &entries {
