@@ -69,6 +69,15 @@ impl Error {
         )
     }
 
+    /// True if a ListObjectsV2 answer was a ListObjects (version 1) page
+    /// ([`MalformedResponse::ListedAsVersion1`]): the store serves only version 1.
+    pub fn is_version_1_listing(&self) -> bool {
+        matches!(
+            self,
+            Error::MalformedResponse(MalformedResponse::ListedAsVersion1)
+        )
+    }
+
     /// The S3 service error, if this is one.
     pub fn service_error(&self) -> Option<&S3Error> {
         match self {
@@ -231,6 +240,10 @@ pub enum MalformedResponse {
         /// What the XML decoder found.
         error: s3_xml::Error,
     },
+    /// A ListObjectsV2 answer that is a ListObjects (version 1) page: the store ignored
+    /// `list-type=2` (a truncated page without `NextContinuationToken`, or keys before the
+    /// `start-after` asked for). The same listing with ListObjects reads it.
+    ListedAsVersion1,
     /// A header has an unexpected value.
     Invalid(String),
 }
@@ -241,6 +254,12 @@ impl fmt::Display for MalformedResponse {
             MalformedResponse::Xml { document, error } => {
                 write!(f, "cannot decode {document} document: {error}")
             }
+            MalformedResponse::ListedAsVersion1 => f.write_str(
+                "the store answered ListObjectsV2 as ListObjects (version 1), ignoring \
+                 list-type=2: a truncated page without NextContinuationToken, or keys before \
+                 start-after; list with ListObjects (s3-wire's Client switches by itself), or \
+                 set list_objects_v2 to false in its provider profile",
+            ),
             MalformedResponse::Invalid(what) => f.write_str(what),
         }
     }

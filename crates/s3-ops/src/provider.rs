@@ -377,13 +377,15 @@ pub struct ProviderQuirks {
     pub list_multipart_uploads: bool,
     /// Whether listings honour `encoding-type=url` (keys sent URL-encoded).
     pub listing_url_encoding: bool,
-    /// Whether the store serves ListObjectsV2 (`list-type=2`). Where it does not, a
-    /// ListObjectsV2 request is refused before sending ([`Feature::ListObjectsV2`]) and the
-    /// listing goes through ListObjects (version 1), which every store serves. The built-in
-    /// profiles all say `true` (rclone's table lists Ceph, IBM COS, Huawei OBS and China
-    /// Mobile EOS with version 1: set `false` for such a store); a store that ignores
-    /// `list-type=2` is caught anyway, since a truncated ListObjectsV2 page without a
-    /// continuation token is an error that names ListObjects.
+    /// Whether the store serves ListObjectsV2 (`list-type=2`). Where it does not, the same
+    /// listing is asked with ListObjects (version 1), which every store serves
+    /// ([`ListObjectsV2::as_version_1`](crate::ListObjectsV2::as_version_1)); a
+    /// ListObjectsV2 request itself is refused before sending ([`Feature::ListObjectsV2`]).
+    /// The built-in profiles all say `true` (rclone's table lists Ceph, IBM COS, Huawei OBS
+    /// and China Mobile EOS with version 1: set `false` for such a store); a store that
+    /// ignores `list-type=2` is caught anyway
+    /// ([`MalformedResponse::ListedAsVersion1`](crate::MalformedResponse::ListedAsVersion1)),
+    /// and s3-wire's client then switches to version 1 by itself.
     pub list_objects_v2: bool,
     /// Whether listings come in key order (UTF-8 binary order, as S3's general purpose
     /// buckets list). S3 Express One Zone's directory buckets do not ("Differences for
@@ -811,7 +813,8 @@ impl fmt::Display for Unsupported {
             Feature::ListObjectsV2 => write!(
                 f,
                 "{provider} does not serve ListObjectsV2 (its profile says list_objects_v2: \
-                 false); list with ListObjects, version 1 (Client::list_objects_pages)"
+                 false); list with ListObjects, version 1 (ListObjectsV2::as_version_1; \
+                 s3-wire's Client::list_objects_v2 switches by itself)"
             ),
             Feature::AwsChunked => write!(
                 f,

@@ -933,4 +933,69 @@ fn a_v1_answer_to_list_objects_v2_is_not_taken_for_the_last_page() {
     let mut v1 = ListObjects::new(bucket()).request(&aws()).unwrap();
     assert!(quirks.adapt_request(&mut v1).is_ok());
     assert!(Provider::ALL.iter().all(|p| p.quirks().list_objects_v2));
+    // A store that ignores list-type=2 ignores start-after too: keys at or before it.
+    let restarted = ListObjectsV2::new(bucket())
+        .start_after("b")
+        .response(response(200, &[], v1_page(false, None, &["a", "c"], &[])))
+        .unwrap_err();
+    assert!(restarted.is_version_1_listing(), "{restarted}");
+    let after = ListObjectsV2::new(bucket())
+        .start_after("b")
+        .response(response(200, &[], v1_page(false, None, &["c"], &[])))
+        .unwrap();
+    assert_eq!(after.result.contents[0].key, "c");
+}
+
+#[test]
+fn list_objects_v2_asked_of_a_version_1_store() {
+    let listing = ListObjectsV2::new(bucket())
+        .prefix("a b/")
+        .delimiter("/")
+        .max_keys(2)
+        .fetch_owner(true)
+        .start_after("a b/0");
+    // The same scope; start-after (or a continuation token) as the marker; no list-type,
+    // no fetch-owner.
+    let first = listing.as_version_1();
+    assert_eq!(
+        wire(&first).1,
+        format!(
+            "{BUCKET_URI}?delimiter=%2F&encoding-type=url&marker=a%20b%2F0&max-keys=2&prefix=a%20b%2F"
+        )
+    );
+    let page = listing.page_from_version_1(
+        first
+            .response(response(
+                200,
+                &[],
+                v1_page(true, None, &["a%20b%2Fk"], &["a%20b%2Fz%2F"]),
+            ))
+            .unwrap(),
+    );
+    assert_eq!(page.result.contents[0].key, "a b/k");
+    assert_eq!(page.result.common_prefixes, ["a b/z/"]);
+    assert_eq!(page.result.key_count, Some(2));
+    assert!(page.result.is_truncated);
+    // The marker to continue after is the page's token; the next request carries it as
+    // the marker, in place of start-after.
+    assert_eq!(
+        page.result.next_continuation_token.as_deref(),
+        Some("a b/z/")
+    );
+    let next = listing.next_page(&page).unwrap();
+    assert!(
+        wire(&next.as_version_1()).1.contains("marker=a%20b%2Fz%2F"),
+        "{}",
+        wire(&next.as_version_1()).1
+    );
+    let last = next.page_from_version_1(
+        next.as_version_1()
+            .response(response(
+                200,
+                &[],
+                v1_page(false, None, &["a%20b%2Fzz"], &[]),
+            ))
+            .unwrap(),
+    );
+    assert!(next.next_page(&last).is_none());
 }

@@ -92,6 +92,8 @@ pub(crate) struct Inner {
     express_quirks: ProviderQuirks,
     /// How payloads are protected over plain HTTP.
     pub(crate) payload_signing: PayloadSigning,
+    /// What the store turned out not to serve, found at run time.
+    pub(crate) learnt: crate::learnt::Learnt,
 }
 
 /// Why [`Client::retry_permit`] refused another try.
@@ -187,6 +189,7 @@ impl Client {
                 express_quirks: s3_ops::Provider::S3Express.quirks(),
                 hook,
                 payload_signing,
+                learnt: crate::learnt::Learnt::default(),
             }),
         })
     }

@@ -370,6 +370,21 @@ impl Error {
         matches!(&self.inner.kind, ErrorKind::Operation(error) if error.is_unencoded_listing())
     }
 
+    /// True if the store answered ListObjectsV2 as ListObjects (version 1)
+    /// ([`s3_ops::MalformedResponse::ListedAsVersion1`]): it serves only version 1.
+    /// [`Client::list_objects_v2`](crate::Client::list_objects_v2) switches on its own.
+    pub fn is_version_1_listing(&self) -> bool {
+        matches!(&self.inner.kind, ErrorKind::Operation(error) if error.is_version_1_listing())
+    }
+
+    /// True if the store refused the request as an operation it does not implement
+    /// (`501`, or the code `NotImplemented`).
+    pub(crate) fn is_not_implemented(&self) -> bool {
+        self.service_error().is_some_and(|e| {
+            e.status == http::StatusCode::NOT_IMPLEMENTED || e.code == "NotImplemented"
+        })
+    }
+
     /// True if the operation was attempted more than once.
     pub fn retried(&self) -> bool {
         self.inner.attempts > 1

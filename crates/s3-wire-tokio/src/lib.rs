@@ -168,6 +168,7 @@ mod error;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 mod hooks;
+mod learnt;
 mod object_body;
 mod ops;
 mod paginate;

@@ -8,6 +8,7 @@
 use std::time::{Duration, SystemTime};
 
 use s3_ops::ops::get_object::{GetObject, GetObjectOutput};
+use s3_ops::ops::list_objects_v2::{ListObjectsV2, ListObjectsV2Output};
 use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
 use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
 use s3_ops::ops::write_get_object_response::{
@@ -299,6 +300,40 @@ macro_rules! buffered_operations {
     };
 }
 
+impl Client {
+    /// `ListObjectsV2`, one page (see [`Client::list_objects_v2_pages`]). A store that does
+    /// not serve it is asked with ListObjects (version 1) instead, and the page given back
+    /// as a version 2 page whose continuation token is the version 1 marker: where the
+    /// store's profile says so
+    /// ([`ProviderQuirks::list_objects_v2`](s3_ops::ProviderQuirks::list_objects_v2)), and
+    /// from the first time the store refuses a ListObjectsV2 request as not implemented
+    /// (`501`) or answers it as version 1 (a truncated page without a continuation token,
+    /// or keys before `start-after`): that page is asked again with version 1, and so is
+    /// every listing of the client after it.
+    pub async fn list_objects_v2(
+        &self,
+        operation: ListObjectsV2,
+    ) -> Result<ListObjectsV2Output, Error> {
+        let operation = operation.with_integrity_defaults(self.inner.integrity);
+        if self.lists_version_2() {
+            match self.send_ref(&operation).await {
+                Err(error) if error.is_version_1_listing() || error.is_not_implemented() => {
+                    self.inner.learnt.set_lists_version_1_only();
+                }
+                answered => return answered,
+            }
+        }
+        let page = self.send_ref(&operation.as_version_1()).await?;
+        Ok(operation.page_from_version_1(page))
+    }
+
+    /// Whether listings ask ListObjectsV2 of this store: its profile says it serves it,
+    /// and it never answered one as version 1.
+    pub(crate) fn lists_version_2(&self) -> bool {
+        self.inner.quirks.list_objects_v2 && !self.inner.learnt.lists_version_1_only()
+    }
+}
+
 buffered_operations! {
     /// `HeadObject`: an object's metadata, with the stored checksums unless the request or
     /// the client ([`ClientBuilder::verify_downloads`](crate::ClientBuilder::verify_downloads))
@@ -326,8 +361,6 @@ buffered_operations! {
     get_bucket_location => get_bucket_location::GetBucketLocation;
     /// `ListBuckets`, one page (see [`Client::list_buckets_pages`]).
     list_buckets => list_buckets::ListBuckets;
-    /// `ListObjectsV2`, one page (see [`Client::list_objects_v2_pages`]).
-    list_objects_v2 => list_objects_v2::ListObjectsV2;
     /// `ListObjectVersions`, one page (see [`Client::list_object_versions_pages`]).
     list_object_versions => list_object_versions::ListObjectVersions;
     /// `CreateMultipartUpload`.

@@ -30,6 +30,15 @@ where
     fn without_url_encoding(&self) -> Option<Self> {
         None
     }
+
+    /// Sends this page's request (ListObjectsV2's switches to version 1 where the store
+    /// serves only that).
+    fn send<'a>(
+        &'a self,
+        client: &'a Client,
+    ) -> Pin<Box<dyn Future<Output = Result<Self::Output, Error>> + Send + 'a>> {
+        Box::pin(client.send_ref(self))
+    }
 }
 
 macro_rules! paginated {
@@ -58,12 +67,25 @@ macro_rules! paginated_keys {
         }
     )*};
 }
-paginated_keys!(
-    ListObjectsV2,
-    ListObjects,
-    ListObjectVersions,
-    ListMultipartUploads
-);
+paginated_keys!(ListObjects, ListObjectVersions, ListMultipartUploads);
+
+impl Paginated for ListObjectsV2 {
+    fn next_page(&self, output: &Self::Output) -> Option<Self> {
+        ListObjectsV2::next_page(self, output)
+    }
+
+    fn without_url_encoding(&self) -> Option<Self> {
+        self.uses_url_encoding()
+            .then(|| self.clone().url_encoding(false))
+    }
+
+    fn send<'a>(
+        &'a self,
+        client: &'a Client,
+    ) -> Pin<Box<dyn Future<Output = Result<Self::Output, Error>> + Send + 'a>> {
+        Box::pin(client.list_objects_v2(self.clone()))
+    }
+}
 
 type PageFuture<O> =
     Pin<Box<dyn Future<Output = (O, Result<<O as Operation>::Output, Error>)> + Send>>;
@@ -117,13 +139,13 @@ where
             };
             let client = this.client.clone();
             this.in_flight = Some(Box::pin(async move {
-                match client.send_ref(&op).await {
+                match op.send(&client).await {
                     Err(error) if error.is_unencoded_listing() => match op.without_url_encoding() {
                         // The server echoes `EncodingType=url` but ignores it: the same page
                         // again without it. The pages after are asked for without it too,
                         // as they follow from this request.
                         Some(raw) => {
-                            let result = client.send_ref(&raw).await;
+                            let result = raw.send(&client).await;
                             (raw, result)
                         }
                         None => (op, Err(error)),
@@ -159,7 +181,8 @@ where
 }
 
 impl Client {
-    /// `ListObjectsV2` as a lazy stream of pages.
+    /// `ListObjectsV2` as a lazy stream of pages, each sent as [`Client::list_objects_v2`]
+    /// sends it (with ListObjects, version 1, where the store serves only that).
     pub fn list_objects_v2_pages(&self, first: ListObjectsV2) -> Paginator<ListObjectsV2> {
         Paginator::new(self.clone(), first)
     }

@@ -223,3 +223,79 @@ fn a_killed_download_is_resumed_by_the_same_command_and_says_so() {
         "a finished download leaves nothing to resume"
     );
 }
+
+/// A store that does not implement ListObjectsV2 (`501 NotImplemented` to `list-type=2`,
+/// through the proxy; local-s3 behind it serves version 1): `ls -r`, `sync --delete` and
+/// `rm -r` each list it with ListObjects (version 1) after that one refusal.
+#[test]
+fn a_store_without_list_objects_v2_is_listed_with_version_1() {
+    let env = support::Env::new();
+    env.ok(&["mb", "s3://v1-b"]);
+    let proxy = Proxy::start(env.server.endpoint(), |line| {
+        if line.starts_with("GET") && line.contains("list-type=2") {
+            Verdict::Answer(error_reply("501 Not Implemented", "NotImplemented"))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let at_proxy = |args: &[&str]| {
+        let mut all = vec!["--endpoint-url", proxy.endpoint.as_str()];
+        all.extend(args);
+        env.ok(&all)
+    };
+    let src = tempfile::tempdir().unwrap();
+    for name in ["a.txt", "b/c.txt", "b/d.txt", "e.txt"] {
+        let path = src.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("bytes of {name}")).unwrap();
+    }
+    env.ok(&["cp", "-r", src.path().to_str().unwrap(), "s3://v1-b/t/"]);
+    env.ok(&[
+        "cp",
+        src.path().join("a.txt").to_str().unwrap(),
+        "s3://v1-b/keep/a.txt",
+    ]);
+    let listed = at_proxy(&["ls", "-r", "s3://v1-b/t/"]);
+    for key in ["t/a.txt", "t/b/c.txt", "t/b/d.txt", "t/e.txt"] {
+        assert!(listed.contains(key), "{key} in {listed}");
+    }
+    // sync --delete: one file gone locally, one changed.
+    std::fs::remove_file(src.path().join("b/d.txt")).unwrap();
+    std::fs::write(src.path().join("e.txt"), "changed, longer").unwrap();
+    at_proxy(&[
+        "sync",
+        "--delete",
+        src.path().to_str().unwrap(),
+        "s3://v1-b/t/",
+    ]);
+    let direct = env.ok(&["ls", "-r", "s3://v1-b/"]);
+    assert!(!direct.contains("t/b/d.txt"), "{direct}");
+    assert!(
+        direct.contains("t/a.txt") && direct.contains("keep/a.txt"),
+        "{direct}"
+    );
+    assert_eq!(env.ok(&["cat", "s3://v1-b/t/e.txt"]), "changed, longer");
+    at_proxy(&["rm", "-r", "s3://v1-b/t/"]);
+    let left = env.ok(&["ls", "-r", "s3://v1-b/"]);
+    for gone in ["t/a.txt", "t/b/c.txt", "t/e.txt"] {
+        assert!(!left.contains(gone), "{gone} in {left}");
+    }
+    assert!(left.contains("keep/a.txt"), "{left}");
+    // Each of the three commands asked ListObjectsV2 once, and listed with version 1.
+    let seen = proxy.seen.lock().unwrap().clone();
+    let refused = seen
+        .iter()
+        .filter(|(line, status)| line.contains("list-type=2") && *status == 501)
+        .count();
+    assert_eq!(refused, 3, "{seen:?}");
+    let version_1 = seen
+        .iter()
+        .filter(|(line, status)| {
+            line.starts_with("GET /v1-b")
+                && !line.contains("list-type")
+                && *status == 200
+                && line.contains("prefix=")
+        })
+        .count();
+    assert!(version_1 >= 3, "{seen:?}");
+}

@@ -39,6 +39,12 @@ impl ListObjects {
         }
     }
 
+    /// The listing of `scope` continued after `marker` (ListObjectsV2 asked of a store that
+    /// serves only version 1).
+    pub(crate) fn from_scope(scope: ListingScope, marker: Option<String>) -> Self {
+        ListObjects { scope, marker }
+    }
+
     listing_setters!(max_keys);
 
     option_setters! {

@@ -2,11 +2,12 @@
 
 use bytes::Bytes;
 use http::Response;
-use s3_xml::ListObjectsV2Result;
+use s3_xml::{ListObjectsResult, ListObjectsV2Result};
 
 use crate::endpoint::Endpoint;
-use crate::error::Error;
+use crate::error::{Error, MalformedResponse};
 use crate::names::BucketName;
+use crate::ops::list_objects::{ListObjects, ListObjectsOutput};
 use crate::ops::{ListingScope, listing_setters, option_setters};
 use crate::request::{Operation, OperationRequest};
 use crate::response::{DocumentOutput, decode_document};
@@ -60,6 +61,61 @@ impl ListObjectsV2 {
             .filter(|_| output.result.is_truncated)
             .map(|token| self.clone().continuation_token(token.clone()))
     }
+
+    /// The same page asked of ListObjects (version 1), for a store that serves only that
+    /// ([`ProviderQuirks::list_objects_v2`](crate::ProviderQuirks::list_objects_v2)): the
+    /// continuation token (a page made by [`ListObjectsV2::page_from_version_1`] carries a
+    /// marker as its token) or else the start-after key becomes the marker; fetch-owner has
+    /// no counterpart (version 1 names the owner unasked, where the store does).
+    pub fn as_version_1(&self) -> ListObjects {
+        let marker = self
+            .continuation_token
+            .as_ref()
+            .or(self.start_after.as_ref());
+        ListObjects::from_scope(self.scope.clone(), marker.cloned())
+    }
+
+    /// A page of [`ListObjectsV2::as_version_1`] as this listing's page: the marker to
+    /// continue after becomes the continuation token, so [`ListObjectsV2::next_page`] and
+    /// every consumer of version 2 pages read it unchanged.
+    pub fn page_from_version_1(&self, page: ListObjectsOutput) -> ListObjectsV2Output {
+        let next = page.result.next_page_marker().map(str::to_owned);
+        let ListObjectsResult {
+            name,
+            prefix,
+            delimiter,
+            marker: _,
+            next_marker: _,
+            max_keys,
+            is_truncated,
+            encoding_type,
+            url_decoded,
+            contents,
+            common_prefixes,
+            ..
+        } = page.result;
+        let mut result = ListObjectsV2Result::default();
+        result.key_count = Some((contents.len() + common_prefixes.len()) as u64);
+        result.name = name;
+        result.prefix = prefix;
+        result.delimiter = delimiter;
+        result.start_after = self.start_after.clone();
+        result.continuation_token = self.continuation_token.clone();
+        result.next_continuation_token = next;
+        result.max_keys = max_keys;
+        result.is_truncated = is_truncated;
+        result.encoding_type = encoding_type;
+        result.url_decoded.prefix = url_decoded.prefix;
+        result.url_decoded.delimiter = url_decoded.delimiter;
+        result.url_decoded.keys = url_decoded.keys;
+        result.url_decoded.common_prefixes = url_decoded.common_prefixes;
+        result.contents = contents;
+        result.common_prefixes = common_prefixes;
+        ListObjectsV2Output {
+            result,
+            ids: page.ids,
+        }
+    }
 }
 
 impl Operation for ListObjectsV2 {
@@ -77,14 +133,21 @@ impl Operation for ListObjectsV2 {
 
     fn response(&self, response: Response<Bytes>) -> Result<ListObjectsV2Output, Error> {
         let output = decode_document(response, s3_xml::decode_list_objects_v2, "ListBucketResult")?;
-        if output.result.is_truncated && output.result.next_continuation_token.is_none() {
-            // What a store that serves only ListObjects (v1) answers: it ignores
-            // `list-type=2`. Stopping here would return a listing silently cut short.
-            return Err(Error::malformed(
-                "a truncated ListObjectsV2 page has no NextContinuationToken: the store \
-                 answers as to ListObjects (version 1), ignoring list-type=2; list with \
-                 ListObjects (Client::list_objects_pages), or set list_objects_v2 to false in \
-                 its provider profile",
+        // What a store that serves only ListObjects (v1) answers: it ignores `list-type=2`
+        // and with it `start-after` and `continuation-token`. A truncated page without a
+        // token would end the listing silently cut short; keys at or before `start-after`
+        // are the listing's start again.
+        let result = &output.result;
+        let no_token = result.is_truncated && result.next_continuation_token.is_none();
+        let restarted = self.start_after.as_deref().is_some_and(|after| {
+            result
+                .contents
+                .iter()
+                .any(|object| object.key.as_str() <= after)
+        });
+        if no_token || restarted {
+            return Err(Error::MalformedResponse(
+                MalformedResponse::ListedAsVersion1,
             ));
         }
         Ok(output)

@@ -139,10 +139,7 @@ impl Client {
     /// A ListMultipartUploads failure, as what it means when the store does not implement the
     /// operation: uploads cannot be listed here.
     pub(crate) fn unlisted(&self, error: Error) -> Error {
-        let not_implemented = error.service_error().is_some_and(|e| {
-            e.status == http::StatusCode::NOT_IMPLEMENTED || e.code == "NotImplemented"
-        });
-        if !not_implemented {
+        if !error.is_not_implemented() {
             return error;
         }
         let feature = s3_ops::provider::Feature::ListMultipartUploads;

@@ -132,6 +132,8 @@ pub enum Op {
     ListMultipartUploads,
     /// `GET /{bucket}?list-type=2`.
     ListObjectsV2,
+    /// `GET /{bucket}` (version 1).
+    ListObjects,
     /// `PUT /{bucket}`.
     CreateBucket,
     /// `HEAD /{bucket}`.
@@ -310,6 +312,13 @@ pub struct StoreQuirks {
     /// s3s-fs 0.14.1: ListMultipartUploads answers `501 NotImplemented` (an upload a lost
     /// CreateMultipartUpload answer created cannot be found).
     pub no_list_multipart_uploads: bool,
+    /// A store that serves only ListObjects (version 1): it answers `list-type=2` with a
+    /// version 1 page, ignoring `continuation-token` and `start-after` (and `marker`
+    /// continues it).
+    pub version_1_listings_only: bool,
+    /// At most this many entries per listing page, whatever `max-keys` asks (as stores cap
+    /// pages below S3's 1000); `None`: S3's 1000.
+    pub page_entries: Option<usize>,
     /// S3 Express One Zone's directory buckets: ListObjectsV2 does not answer in key order
     /// (here in the order of a hash of each key or common prefix, across pages too; the
     /// continuation token an offset into that order).
@@ -847,7 +856,7 @@ impl Target {
     }
 
     fn classify(&self, method: &Method, headers: &HeaderMap) -> Op {
-        const KNOWN: [&str; 19] = [
+        const KNOWN: [&str; 20] = [
             "uploads",
             "uploadId",
             "partNumber",
@@ -863,6 +872,7 @@ impl Target {
             "list-type",
             "continuation-token",
             "start-after",
+            "marker",
             "max-keys",
             "fetch-owner",
             "delete",
@@ -905,6 +915,7 @@ impl Target {
             ("DELETE", false) if self.query.is_empty() => Op::DeleteBucket,
             ("GET", false) if self.has("uploads") => Op::ListMultipartUploads,
             ("GET", false) if self.q("list-type") == Some("2") => Op::ListObjectsV2,
+            ("GET", false) if !self.has("list-type") => Op::ListObjects,
             ("POST", false) if self.has("delete") => Op::DeleteObjects,
             _ => Op::Unknown,
         }
@@ -1497,7 +1508,11 @@ fn apply(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
             "A header you provided implies functionality that is not implemented",
         )),
         Op::ListMultipartUploads => list_multipart_uploads(state, ctx),
-        Op::ListObjectsV2 => list_objects_v2(state, ctx),
+        Op::ListObjectsV2 if state.quirks.version_1_listings_only => {
+            list_objects(state, ctx, Listing::Version1)
+        }
+        Op::ListObjectsV2 => list_objects(state, ctx, Listing::Version2),
+        Op::ListObjects => list_objects(state, ctx, Listing::Version1),
         Op::CreateBucket => {
             state.buckets.entry(ctx.bucket().to_owned()).or_default();
             Ok(Answer::new(200).header("location", format!("/{}", ctx.bucket())))
@@ -3039,12 +3054,24 @@ fn list_multipart_uploads(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     Ok(Answer::xml(xml.finish("ListMultipartUploadsResult")))
 }
 
-fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
-    let max_keys = page_size(ctx, "max-keys")?;
+/// Which ListObjects answers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Listing {
+    /// Continued by `marker`; `NextMarker` only with a delimiter, as S3 sends it.
+    Version1,
+    /// Continued by `continuation-token`, or started after `start-after`.
+    Version2,
+}
+
+fn list_objects(state: &mut State, ctx: &Ctx<'_>, listing: Listing) -> Outcome {
+    let cap = state.quirks.page_entries.unwrap_or(usize::MAX);
+    let max_keys = page_size(ctx, "max-keys")?.min(cap);
     let prefix = ctx.target.q("prefix").unwrap_or("");
     let delimiter = ctx.target.q("delimiter").filter(|d| !d.is_empty());
-    let token = ctx.target.q("continuation-token");
-    let start_after = ctx.target.q("start-after");
+    let version_2 = listing == Listing::Version2;
+    let token = ctx.target.q("continuation-token").filter(|_| version_2);
+    let start_after = ctx.target.q("start-after").filter(|_| version_2);
+    let marker = ctx.target.q("marker").filter(|_| !version_2);
     let encoding = KeyEncoding::of(ctx)?;
     let encode = |s: &str| encoding.encode(s);
     let unordered = state.quirks.unordered_listings;
@@ -3066,7 +3093,7 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
             ),
             0,
         ),
-        None => (start_after.map(str::to_owned), 0),
+        None => (start_after.or(marker).map(str::to_owned), 0),
     };
     let max_keys = if unordered { usize::MAX } else { max_keys };
     let empty = BTreeMap::new();
@@ -3095,7 +3122,7 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         last_key = Some(key.clone());
         entries.push(entry);
     }
-    let max_keys = page_size(ctx, "max-keys")?;
+    let max_keys = page_size(ctx, "max-keys")?.min(cap);
     let mut next_offset = None;
     if unordered {
         let name = |entry: &Result<(&String, &StoredObject), String>| match entry {
@@ -3128,11 +3155,25 @@ fn list_objects_v2(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
     if let Some(start_after) = start_after {
         xml.leaf("StartAfter", &encode(start_after));
     }
-    xml.leaf("KeyCount", &entries.len().to_string());
+    if !version_2 {
+        xml.leaf("Marker", &encode(marker.unwrap_or("")));
+    }
+    if version_2 {
+        xml.leaf("KeyCount", &entries.len().to_string());
+    }
     xml.leaf("MaxKeys", &max_keys.to_string());
     encoding.announce(&mut xml);
     xml.leaf("IsTruncated", if truncated { "true" } else { "false" });
-    if let Some(offset) = next_offset {
+    if !version_2 {
+        // S3 names the next marker only with a delimiter; without one, the client
+        // continues after the page's last key.
+        if truncated
+            && delimiter.is_some()
+            && let Some(last) = &last_key
+        {
+            xml.leaf("NextMarker", &encode(last));
+        }
+    } else if let Some(offset) = next_offset {
         xml.leaf("NextContinuationToken", &format!("offset-{offset}"));
     } else if truncated && let Some(last) = &last_key {
         xml.leaf("NextContinuationToken", &sigv4::hex(last.as_bytes()));

@@ -441,3 +441,164 @@ async fn a_multipart_copy_names_its_checksum_type_only_beside_a_value() {
         }
     }
 }
+
+/// How a client comes to list a store that serves only ListObjects (version 1).
+#[derive(Debug, Clone, Copy)]
+enum VersionOneStore {
+    /// Its provider profile says so (`list_objects_v2: false`).
+    Profiled,
+    /// Nothing says so: it answers `list-type=2` with a version 1 page, ignoring the
+    /// continuation token, and the client finds out from the first truncated page.
+    Found,
+}
+
+/// Every feature built on listings (paged listings with and without `start-after`, a
+/// download of a prefix, a sync with `--delete`, a copy of a prefix) works on a store that
+/// serves only ListObjects (version 1), its pages capped at 5 entries so every listing
+/// continues by marker: the same keys as on any store.
+#[tokio::test]
+async fn a_store_that_lists_only_with_version_1_is_listed_with_it() {
+    use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
+    for way in [VersionOneStore::Profiled, VersionOneStore::Found] {
+        let store = FaultStore::start();
+        store.set_quirks(StoreQuirks {
+            version_1_listings_only: true,
+            page_entries: Some(5),
+            ..StoreQuirks::default()
+        });
+        let mut builder = store.client_builder();
+        if let VersionOneStore::Profiled = way {
+            let mut quirks = Provider::Generic.quirks();
+            quirks.list_objects_v2 = false;
+            builder = builder.provider_quirks(quirks);
+        }
+        let client = builder.build().unwrap();
+        let mut tree: Vec<String> = (0..12).map(|i| format!("tree/k{i:02}")).collect();
+        tree.extend(["tree/sub/a".to_owned(), "tree/sub/b".to_owned()]);
+        for key in tree.iter().chain([&"other/o".to_owned()]) {
+            store.insert_object(BUCKET, key, format!("data of {key}"), None);
+        }
+        let listed = |request: ListObjectsV2| {
+            let client = client.clone();
+            async move {
+                let mut pages = client.list_objects_v2_pages(request);
+                let mut keys = Vec::new();
+                while let Some(page) = pages.next_page().await {
+                    let page = page.unwrap_or_else(|e| panic!("{way:?}: {e}"));
+                    keys.extend(page.result.contents.into_iter().map(|o| o.key));
+                }
+                keys
+            }
+        };
+        assert_eq!(
+            listed(ListObjectsV2::new(bucket()).prefix("tree/")).await,
+            tree,
+            "{way:?}"
+        );
+        assert_eq!(
+            listed(ListObjectsV2::new(bucket()).start_after("tree/k09")).await,
+            ["tree/k10", "tree/k11", "tree/sub/a", "tree/sub/b"],
+            "{way:?}"
+        );
+        // cp -r down, sync back up with --delete, cp -r to another prefix.
+        let local = tempfile::tempdir().unwrap();
+        let down = client
+            .download_directory(bucket(), "tree", local.path())
+            .await
+            .unwrap();
+        assert!(down.is_success(), "{way:?}: {:?}", down.failures);
+        assert_eq!(down.progress.objects_transferred, tree.len() as u64);
+        std::fs::remove_file(local.path().join("k03")).unwrap();
+        std::fs::write(local.path().join("new"), "new").unwrap();
+        let synced = client
+            .upload_directory(local.path(), bucket(), "tree")
+            .compare(s3_wire_tokio::transfer::Compare::SizeAndTime)
+            .delete_extraneous(true)
+            .await
+            .unwrap();
+        assert!(synced.is_success(), "{way:?}: {:?}", synced.failures);
+        assert_eq!(
+            (
+                synced.progress.objects_transferred,
+                synced.progress.objects_deleted
+            ),
+            (1, 1),
+            "{way:?}"
+        );
+        let copied = client
+            .copy_directory(bucket(), "tree", bucket(), "copy")
+            .await
+            .unwrap();
+        assert!(copied.is_success(), "{way:?}: {:?}", copied.failures);
+        let keys = store.keys(BUCKET);
+        let under = |prefix: &str| -> Vec<String> {
+            keys.iter()
+                .filter_map(|k| k.strip_prefix(prefix).map(str::to_owned))
+                .collect()
+        };
+        let mut expected: Vec<String> = tree
+            .iter()
+            .map(|k| k["tree/".len()..].to_owned())
+            .filter(|k| k != "k03")
+            .chain(["new".to_owned()])
+            .collect();
+        expected.sort();
+        assert_eq!(under("tree/"), expected, "{way:?}");
+        assert_eq!(under("copy/"), expected, "{way:?}");
+        assert_eq!(under("other/"), ["o"], "{way:?}");
+        // ListObjectsV2 went out once (the page that gave the store away) or never.
+        let version_2 = store
+            .requests()
+            .iter()
+            .filter(|r| r.query.contains("list-type=2"))
+            .count();
+        let version_1 = store
+            .requests()
+            .iter()
+            .filter(|r| r.operation == Op::ListObjects)
+            .count();
+        let expected_v2 = match way {
+            VersionOneStore::Profiled => 0,
+            VersionOneStore::Found => 1,
+        };
+        assert_eq!(version_2, expected_v2, "{way:?}");
+        assert!(version_1 >= 12, "{way:?}: {version_1} version 1 pages");
+        assert!(
+            store
+                .requests()
+                .iter()
+                .any(|r| r.operation == Op::ListObjects && r.query.contains("marker=tree%2Fk04")),
+            "{way:?}: continued by marker"
+        );
+    }
+}
+
+/// A store that ignores `list-type=2` and so `start-after`: a first listing that starts
+/// after a key, on a page not truncated, would silently restart from the bucket's first
+/// key. The keys before `start-after` give it away; the page is asked again with version 1.
+#[tokio::test]
+async fn a_version_1_answer_is_caught_by_the_keys_before_start_after() {
+    use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
+    let store = FaultStore::start();
+    store.set_quirks(StoreQuirks {
+        version_1_listings_only: true,
+        ..StoreQuirks::default()
+    });
+    for key in ["a", "b", "c"] {
+        store.insert_object(BUCKET, key, "x", None);
+    }
+    let client = store.client_builder().build().unwrap();
+    let page = client
+        .list_objects_v2(ListObjectsV2::new(bucket()).start_after("a"))
+        .await
+        .unwrap();
+    let keys: Vec<_> = page
+        .result
+        .contents
+        .iter()
+        .map(|o| o.key.as_str())
+        .collect();
+    assert_eq!(keys, ["b", "c"]);
+    let operations: Vec<Op> = store.requests().iter().map(|r| r.operation).collect();
+    assert_eq!(operations, [Op::ListObjectsV2, Op::ListObjects]);
+}
