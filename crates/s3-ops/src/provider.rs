@@ -73,13 +73,15 @@ pub enum Provider {
     S3sFs,
     /// moto in server mode.
     Moto,
+    /// Garage (Deuxfleurs), a geo-distributed store.
+    Garage,
     /// Any other store: the client behaves as it does for S3, adapting nothing.
     Generic,
 }
 
 impl Provider {
     /// Every provider.
-    pub const ALL: [Provider; 12] = [
+    pub const ALL: [Provider; 13] = [
         Provider::Aws,
         Provider::S3Express,
         Provider::Minio,
@@ -91,6 +93,7 @@ impl Provider {
         Provider::DigitalOceanSpaces,
         Provider::S3sFs,
         Provider::Moto,
+        Provider::Garage,
         Provider::Generic,
     ];
 
@@ -108,8 +111,37 @@ impl Provider {
             Provider::DigitalOceanSpaces => "DigitalOcean Spaces",
             Provider::S3sFs => "s3s-fs",
             Provider::Moto => "moto",
+            Provider::Garage => "Garage",
             Provider::Generic => "a generic S3-compatible store",
         }
+    }
+
+    /// The short name a configuration gives it (`aws`, `s3-express`, `minio`, `ceph`, `r2`,
+    /// `gcs`, `b2`, `wasabi`, `spaces`, `s3s-fs`, `moto`, `garage`, `generic`): what
+    /// [`Provider::from_id`] reads.
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::Aws => "aws",
+            Provider::S3Express => "s3-express",
+            Provider::Minio => "minio",
+            Provider::CephRgw => "ceph",
+            Provider::CloudflareR2 => "r2",
+            Provider::GoogleCloudStorage => "gcs",
+            Provider::BackblazeB2 => "b2",
+            Provider::Wasabi => "wasabi",
+            Provider::DigitalOceanSpaces => "spaces",
+            Provider::S3sFs => "s3s-fs",
+            Provider::Moto => "moto",
+            Provider::Garage => "garage",
+            Provider::Generic => "generic",
+        }
+    }
+
+    /// The provider of a short name ([`Provider::id`]), case-insensitive.
+    pub fn from_id(id: &str) -> Option<Provider> {
+        Provider::ALL
+            .into_iter()
+            .find(|provider| provider.id().eq_ignore_ascii_case(id.trim()))
     }
 
     /// The provider an endpoint belongs to: [`Provider::Aws`] for [`Endpoint::aws`], otherwise
@@ -123,8 +155,8 @@ impl Provider {
     }
 
     /// The provider whose public endpoints have this host name (a port is ignored), or
-    /// [`Provider::Generic`]. MinIO, Ceph RGW, s3s-fs and moto run under any name and are
-    /// never detected: choose them explicitly.
+    /// [`Provider::Generic`]. MinIO, Ceph RGW, Garage, s3s-fs and moto run under any name
+    /// and are never detected: choose them explicitly.
     pub fn from_host(host: &str) -> Provider {
         let host = strip_port(host).trim_end_matches('.').to_ascii_lowercase();
         let under = |domain: &str| {
@@ -277,6 +309,20 @@ impl Provider {
             // checksums only; CopyObject ignores the destination's `If-None-Match`, and
             // PutObject's conditions are evaluated but CompleteMultipartUpload's were not
             // observed, and one switch covers both.
+            // Garage's S3 compatibility table (reference manual): path-style (vhost-style
+            // only with a configured root domain), presigned URLs up to a week, no
+            // versioning, ACLs, policies or Object Lock (501). Its source (v2.0.0,
+            // `signature/checksum.rs`, `s3/multipart.rs`) takes the five checksums, full-object
+            // CRCs and composite CRC32/CRC32C/SHA-1/SHA-256 as S3 does, and evaluates
+            // `If-None-Match` / `If-Match` on reads only. Observed on 2.5.0: signed trailers
+            // are refused (`400 InvalidRequest: Invalid payload signature`), unsigned ones
+            // and checksum headers taken.
+            Provider::Garage => ProviderQuirks {
+                addressing: AddressingStyle::Path,
+                signed_trailers: false,
+                conditional_writes: ConditionalWrites::NONE,
+                ..s3
+            },
             Provider::Moto => ProviderQuirks {
                 addressing: AddressingStyle::Path,
                 checksums: &[Crc32, Sha1, Sha256],
@@ -791,6 +837,9 @@ pub enum Feature {
     ListMultipartUploads,
     /// A ListObjectsV2 request (the store serves ListObjects version 1 only).
     ListObjectsV2,
+    /// A signed aws-chunked checksum trailer (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`),
+    /// which the store refused.
+    SignedTrailer,
 }
 
 impl fmt::Display for Unsupported {
@@ -815,6 +864,12 @@ impl fmt::Display for Unsupported {
                 "{provider} does not serve ListObjectsV2 (its profile says list_objects_v2: \
                  false); list with ListObjects, version 1 (ListObjectsV2::as_version_1; \
                  s3-wire's Client::list_objects_v2 switches by itself)"
+            ),
+            Feature::SignedTrailer => write!(
+                f,
+                "{provider} refused the signed checksum trailer of a one-shot stream (Garage \
+                 2.5.0 does; its profile says signed_trailers: false); the client sends such \
+                 streams in signed chunks without the trailer from now on: send the body again"
             ),
             Feature::AwsChunked => write!(
                 f,

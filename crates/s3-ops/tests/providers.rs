@@ -397,3 +397,46 @@ fn a_corrected_profile_is_honoured() {
     );
     assert!(quirks.adapt_request(&mut request).is_ok());
 }
+
+#[test]
+fn every_provider_has_a_short_name_that_reads_back() {
+    for provider in Provider::ALL {
+        assert_eq!(Provider::from_id(provider.id()), Some(provider));
+        assert_eq!(
+            Provider::from_id(&provider.id().to_ascii_uppercase()),
+            Some(provider)
+        );
+    }
+    assert_eq!(Provider::from_id("garage"), Some(Provider::Garage));
+    assert_eq!(Provider::from_id("nonesuch"), None);
+}
+
+/// Garage's profile, written from its compatibility table and source: path-style, no signed
+/// trailers (a one-shot stream goes in signed chunks without one), conditional writes
+/// refused before sending, checksums as S3 takes them.
+#[test]
+fn garage_takes_checksums_and_unsigned_trailers_but_no_signed_ones_or_write_conditions() {
+    let garage = Provider::Garage.quirks();
+    assert_eq!(garage.addressing, s3_ops::AddressingStyle::Path);
+    assert!(!garage.signed_trailers && garage.trailing_checksums && garage.aws_chunked);
+    assert_eq!(garage.conditional_writes, ConditionalWrites::NONE);
+    assert_eq!(garage.checksums.len(), 5);
+    assert_eq!(
+        garage.multipart_checksum(Some(ChecksumAlgorithm::Crc32), transfer_type),
+        Some(ChecksumAlgorithm::Crc32)
+    );
+    assert!(garage.accepts_multipart(ChecksumAlgorithm::Sha256, ChecksumType::Composite));
+    assert!(!garage.accepts_multipart(ChecksumAlgorithm::Sha256, ChecksumType::FullObject));
+    let create_only = PutObject::new(bucket(), key()).if_none_match_any();
+    assert!(matches!(
+        adapted(Provider::Garage, &create_only),
+        Err(Error::InvalidInput(InvalidInput::Unsupported(
+            Unsupported {
+                feature: Feature::ConditionalWrite { .. },
+                ..
+            }
+        )))
+    ));
+    // Never detected from a host: it runs under any name.
+    assert_eq!(Provider::from_host("garage.example.com"), Provider::Generic);
+}

@@ -96,6 +96,21 @@ pub(crate) struct Inner {
     pub(crate) learnt: crate::learnt::Learnt,
 }
 
+/// Whether `error` is how a store refuses a signed aws-chunked trailer: `400` with a code
+/// that names the request rather than its bytes (`InvalidRequest`, Garage's "Invalid payload
+/// signature"; `InvalidArgument`; `NotImplemented`), or `501`. A `BadDigest` or a signature
+/// mismatch says something else.
+fn refuses_trailer(error: &Error) -> bool {
+    error.service_error().is_some_and(|e| {
+        e.status == http::StatusCode::NOT_IMPLEMENTED
+            || (e.status == http::StatusCode::BAD_REQUEST
+                && matches!(
+                    e.code.as_str(),
+                    "InvalidRequest" | "InvalidArgument" | "NotImplemented"
+                ))
+    })
+}
+
 /// Why [`Client::retry_permit`] refused another try.
 pub(crate) enum RetryDenied {
     /// `max_attempts` tries were made.
@@ -372,6 +387,8 @@ impl Client {
         let mut credentials_renewed = false;
         // Whether a response head had more fields than the common HTTP client reads.
         let mut wide_heads = false;
+        // Whether an attempt's signed checksum trailer was refused.
+        let mut trailer_refused = false;
         loop {
             attempts += 1;
             let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
@@ -451,6 +468,20 @@ impl Client {
                 // fields (`HttpClients`); not a failure of the store, so no retry budget.
                 wide_heads = true;
                 continue;
+            }
+            if !trailer_refused && payload_cache.sent_signed_trailer() && refuses_trailer(&error) {
+                // The store does not take signed trailers (Garage 2.5.0): this client no
+                // longer sends them. Sent again at once without it where the body allows (the
+                // store answered before any of a one-shot stream was read), else an error
+                // that says so; no retry budget (nothing is wrong with the store's health).
+                trailer_refused = true;
+                inner.learnt.set_refuses_signed_trailers();
+                if upload.is_none_or(Body::can_resend) {
+                    continue;
+                }
+                let feature = s3_ops::provider::Feature::SignedTrailer;
+                let unsupported = inner.quirks.unsupported_error(feature);
+                return Err(Error::caused_by(ErrorKind::Operation(unsupported), error));
             }
             if class == RetryClass::RefreshCredentials {
                 // One immediate retry, signed with the provider's new credentials; it does
@@ -581,11 +612,13 @@ impl Client {
         }
         let payload_signing = self.payload_signing();
         // A directory bucket is S3 Express, whatever store the client is configured for.
-        let quirks = if encoded.signing().service() == "s3express" {
-            &inner.express_quirks
-        } else {
-            &inner.quirks
-        };
+        let quirks = &inner
+            .learnt
+            .apply(if encoded.signing().service() == "s3express" {
+                &inner.express_quirks
+            } else {
+                &inner.quirks
+            });
         payload_cache
             .place_checksum(&mut encoded, upload, endpoint, quirks, payload_signing)
             .await

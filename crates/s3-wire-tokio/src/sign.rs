@@ -114,6 +114,8 @@ pub(crate) struct PayloadCache {
     sha256: Option<[u8; 32]>,
     /// The checksum of a replayable body computed ahead (sent as a header, not a trailer).
     checksum: Option<Checksum>,
+    /// The last attempt's body went in signed chunks with a checksum trailer.
+    signed_trailer: bool,
 }
 
 impl PayloadCache {
@@ -123,7 +125,13 @@ impl PayloadCache {
         Self {
             sha256: upload.and_then(|body| body.sha256),
             checksum: None,
+            signed_trailer: false,
         }
+    }
+
+    /// Whether the last attempt's body went in signed chunks with a checksum trailer.
+    pub(crate) fn sent_signed_trailer(&self) -> bool {
+        self.signed_trailer
     }
 
     /// Decides how the checksum of a streamed (`External`) body travels, before the store's
@@ -223,6 +231,13 @@ impl PayloadCache {
         if matches!(payload, Payload::Chunked { trailer: None, .. }) {
             quirks.check_aws_chunked()?;
         }
+        self.signed_trailer = matches!(
+            payload,
+            Payload::Chunked {
+                signed: true,
+                trailer: Some(_)
+            }
+        );
         Ok(payload)
     }
 }

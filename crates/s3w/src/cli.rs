@@ -41,6 +41,11 @@ pub(crate) struct Cli {
     /// The endpoint URL (e.g. http://127.0.0.1:9000).
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub endpoint_url: Option<String>,
+    /// The store behind the endpoint, when it cannot be told from the host: its profile
+    /// adapts what is sent (aws, s3-express, minio, ceph, r2, gcs, b2, wasabi, spaces,
+    /// garage, s3s-fs, moto, generic).
+    #[arg(long, global = true, value_name = "NAME", value_parser = parse_provider, help_heading = GLOBAL)]
+    pub provider: Option<s3_wire::Provider>,
     /// Send nothing signed and look up no credentials: for public buckets.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_sign_request: bool,
@@ -448,6 +453,13 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     };
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("size too large: `{text}`"))
+}
+
+pub(crate) fn parse_provider(text: &str) -> Result<s3_wire::Provider, String> {
+    s3_wire::Provider::from_id(text).ok_or_else(|| {
+        let names: Vec<&str> = s3_wire::Provider::ALL.iter().map(|p| p.id()).collect();
+        format!("unknown store `{text}` ({})", names.join(", "))
+    })
 }
 
 pub(crate) fn parse_checksum(text: &str) -> Result<ChecksumAlgorithm, String> {

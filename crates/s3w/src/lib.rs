@@ -138,6 +138,9 @@ async fn client(cli: &Cli) -> Result<Client> {
     if let Some(region) = &cli.region {
         builder = builder.region(region.clone());
     }
+    if let Some(provider) = cli.provider {
+        builder = builder.provider(provider);
+    }
     if cli.no_sign_request {
         builder = builder.anonymous();
     }

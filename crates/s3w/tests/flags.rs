@@ -598,3 +598,52 @@ fn bwlimit_holds_the_rate_of_an_upload() {
         "{rate:.0} B/s over {elapsed:.2} s: above --bwlimit 256K"
     );
 }
+
+/// `--provider` picks the store's profile where the host cannot tell it: Ceph's documents no
+/// checksums, so none is sent (the default sends CRC32); Garage's takes them; an unknown
+/// name is a usage error that lists the known ones.
+#[test]
+fn provider_picks_the_profile_that_adapts_the_requests() {
+    let env = Env::new();
+    env.ok(&["mb", "s3://prov-b"]);
+    let proxy =
+        support::proxy::Proxy::start(env.server.endpoint(), |_| support::proxy::Verdict::Forward);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.txt");
+    write(&file, b"profiled");
+    let put_with = |provider: Option<&str>| {
+        let mut args = vec!["--endpoint-url", proxy.endpoint.as_str()];
+        if let Some(provider) = provider {
+            args.extend(["--provider", provider]);
+        }
+        args.extend(["cp", file.to_str().unwrap(), "s3://prov-b/f.txt"]);
+        env.ok(&args);
+        let heads = std::mem::take(&mut *proxy.heads.lock().unwrap());
+        heads
+            .into_iter()
+            .find(|head| head.starts_with("PUT /prov-b/f.txt"))
+            .expect("the PUT went through the proxy")
+    };
+    let default = put_with(None);
+    assert!(
+        header_of(&default, "x-amz-checksum-crc32").is_some(),
+        "{default}"
+    );
+    let ceph = put_with(Some("ceph"));
+    assert!(
+        !ceph.to_ascii_lowercase().contains("x-amz-checksum-"),
+        "{ceph}"
+    );
+    let garage = put_with(Some("Garage"));
+    assert!(
+        header_of(&garage, "x-amz-checksum-crc32").is_some(),
+        "{garage}"
+    );
+    let unknown = env.run(&["--provider", "nonesuch", "ls"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr.contains("unknown store `nonesuch`") && stderr.contains("garage"),
+        "{stderr}"
+    );
+}

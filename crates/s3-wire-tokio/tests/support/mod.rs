@@ -97,6 +97,37 @@ impl futures_core::Stream for Chunks {
     }
 }
 
+/// A one-shot body stream whose bytes come only after a delay from its first poll (a
+/// producer that is slow to start), in one piece.
+pub struct LateStream {
+    data: Option<Bytes>,
+    delay: Duration,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl LateStream {
+    pub fn new(data: &[u8], delay: Duration) -> Self {
+        Self {
+            data: Some(Bytes::copy_from_slice(data)),
+            delay,
+            timer: None,
+        }
+    }
+}
+
+impl futures_core::Stream for LateStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let delay = self.delay;
+        let timer = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(delay)));
+        std::task::ready!(timer.as_mut().poll(cx));
+        Poll::Ready(self.data.take().map(Ok))
+    }
+}
+
 /// CRC32 (IEEE) computed here, bit by bit, independently of the client's checksum code.
 pub fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;

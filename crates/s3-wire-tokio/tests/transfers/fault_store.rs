@@ -305,6 +305,9 @@ pub struct StoreQuirks {
     /// (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER`) is refused with `400 InvalidRequest:
     /// Invalid payload signature` (Garage signs the trailer with the wrong string-to-sign).
     pub refuse_signed_trailers: bool,
+    /// The same refusal from the request's headers alone, answered before any of the body
+    /// is read (a store that checks `x-amz-content-sha256` first).
+    pub refuse_signed_trailers_unread: bool,
     /// moto 5.2.5: a HEAD with `partNumber` answers with the part's own ETag (the MD5 of its
     /// bytes), and evaluates `If-Match` against that, so a part probe pinned to the object's
     /// ETag gets `412 PreconditionFailed`.
@@ -1141,6 +1144,16 @@ async fn handle(
         lock(state).record(record);
         // Keep the body unread (the client's writes stall once the socket buffers fill).
         return std::future::pending().await;
+    }
+
+    if quirks.refuse_signed_trailers_unread
+        && header(&parts.headers, "x-amz-content-sha256")
+            == Some("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
+    {
+        let answer = Answer::error(400, "InvalidRequest", "Invalid payload signature");
+        record.status = Some(answer.status);
+        lock(state).record(record);
+        return Ok(build_response(answer, &request_id, head, Delivery::Whole));
     }
 
     // Read the whole body, frame by frame (so that an abandoned upload is still recorded),

@@ -87,29 +87,52 @@ async fn a_store_that_refuses_signed_trailers_takes_uploads_from_files_and_strea
     }
 
     // A one-shot stream: the default profile sends its signed trailer, which this store
-    // refuses as Garage does...
+    // refuses as Garage does. The stream was read, so it cannot go again: the error says the
+    // client learnt it, and the next stream of the same client goes without the trailer.
     let stream = || one_shot(&bytes, 10_000);
     let refused = client
         .put_object(PutObject::new(bucket(), key("stream")), stream())
         .await
         .unwrap_err();
-    assert_eq!(
-        refused.service_error().map(|e| e.code.as_str()),
-        Some("InvalidRequest"),
-        "{refused:?}"
-    );
-    // ...and a profile that knows it sends signed chunks without the trailer.
-    let mut quirks = Provider::Generic.quirks();
-    quirks.signed_trailers = false;
-    let careful = store
-        .client_builder()
-        .provider_quirks(quirks)
-        .build()
-        .unwrap();
-    careful
+    assert_signed_trailer_refused(&refused);
+    assert!(store.object(BUCKET, "stream").is_none());
+    client
+        .clone()
         .put_object(PutObject::new(bucket(), key("stream")), stream())
         .await
         .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_streamed_without_trailer(&store, "stream", &bytes);
+    // Garage's profile sends none from the start.
+    let garage = store
+        .client_builder()
+        .provider(Provider::Garage)
+        .build()
+        .unwrap();
+    garage
+        .put_object(PutObject::new(bucket(), key("garage")), stream())
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_streamed_without_trailer(&store, "garage", &bytes);
+    assert_eq!(store.signature_failures(), 0);
+}
+
+/// The refusal of a signed trailer, as the client reports it when the body cannot go again.
+fn assert_signed_trailer_refused(refused: &s3_wire_tokio::Error) {
+    match refused.kind() {
+        ErrorKind::Operation(s3_wire_tokio::s3_ops::Error::InvalidInput(
+            InvalidInput::Unsupported(unsupported),
+        )) => assert_eq!(unsupported.feature, Feature::SignedTrailer),
+        other => panic!("{other:?}: {refused}"),
+    }
+    let text = refused.to_string();
+    assert!(
+        text.contains("signed checksum trailer") && text.contains("send the body again"),
+        "{text}"
+    );
+}
+
+/// The last request stored `key` from a stream in signed chunks without a trailer.
+fn assert_streamed_without_trailer(store: &FaultStore, key: &str, bytes: &[u8]) {
     let sent = store.requests().pop().unwrap();
     assert_eq!(
         sent.header("x-amz-content-sha256"),
@@ -117,10 +140,46 @@ async fn a_store_that_refuses_signed_trailers_takes_uploads_from_files_and_strea
     );
     assert_eq!(sent.header("x-amz-sdk-checksum-algorithm"), None);
     assert_eq!(
-        sha256(&store.object(BUCKET, "stream").unwrap().data),
-        sha256(&bytes)
+        sha256(&store.object(BUCKET, key).unwrap().data),
+        sha256(bytes)
     );
-    assert_eq!(store.signature_failures(), 0);
+}
+
+/// A store that refuses a signed trailer from the headers, before reading the body: the
+/// stream was not read, so the same request goes again at once without the trailer, and the
+/// upload succeeds (two requests, the first refused).
+#[tokio::test]
+async fn a_signed_trailer_refused_before_the_body_is_read_is_sent_again_without_it() {
+    let store = FaultStore::start();
+    store.set_quirks(StoreQuirks {
+        refuse_signed_trailers_unread: true,
+        ..StoreQuirks::default()
+    });
+    let client = store.client_builder().build().unwrap();
+    let bytes = data(40_000, 3);
+    // Its first bytes come only after the refusal has arrived.
+    let late = crate::support::LateStream::new(&bytes, std::time::Duration::from_millis(500));
+    let stored = client
+        .put_object(
+            PutObject::new(bucket(), key("late")),
+            Body::from_stream(late, bytes.len() as u64),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(stored.etag.is_some());
+    let puts: Vec<_> = store
+        .requests()
+        .into_iter()
+        .filter(|r| r.operation == Op::PutObject)
+        .collect();
+    assert_eq!(puts.len(), 2, "{puts:?}");
+    assert_eq!(
+        puts[0].header("x-amz-content-sha256"),
+        Some("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
+    );
+    assert_eq!(puts[0].status, Some(400));
+    assert_eq!(puts[0].body_len, 0);
+    assert_streamed_without_trailer(&store, "late", &bytes);
 }
 
 /// moto answers a HEAD of one part with that part's own ETag, so the part-size probe of a
