@@ -91,6 +91,8 @@ pub struct ClientBuilder {
     integrity: IntegrityDefaults,
     /// The store's profile: chosen explicitly, or detected from the endpoint in `build`.
     provider: Option<ProviderQuirks>,
+    /// List with version 1 whatever the profile says.
+    list_objects_v1: bool,
     variants: EndpointVariants,
     /// Sign nothing, look up no credentials.
     anonymous: bool,
@@ -168,6 +170,7 @@ impl Default for ClientBuilder {
             // Why CRC32: docs/integrity.md.
             integrity: IntegrityDefaults::new(Some(ChecksumAlgorithm::Crc32), true),
             provider: None,
+            list_objects_v1: false,
             variants: EndpointVariants::default(),
             anonymous: false,
             extras: RequestExtras::new(),
@@ -686,6 +689,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Lists with ListObjects (version 1) whatever the store's profile says (rclone's
+    /// `list_version = 1`): for a store whose ListObjectsV2 misbehaves in a way the client
+    /// cannot see. A store that refuses ListObjectsV2, or answers it as version 1, is
+    /// switched to version 1 without it ([`Client::list_objects_v2`](crate::Client::list_objects_v2)).
+    pub fn list_objects_v1(mut self, v1: bool) -> Self {
+        self.list_objects_v1 = v1;
+        self
+    }
+
     /// Like [`ClientBuilder::provider`] with a profile of the caller's, e.g. a built-in one
     /// corrected for a store version that accepts more than its documentation says.
     pub fn provider_quirks(mut self, quirks: ProviderQuirks) -> Self {
@@ -763,9 +775,12 @@ impl ClientBuilder {
             .with_s3_express_session_auth(variants.express_session_auth.unwrap_or(true));
         endpoint.check()?;
         // An explicit choice wins over what the host says.
-        let quirks = self
+        let mut quirks = self
             .provider
             .unwrap_or_else(|| Provider::detect(&endpoint).quirks());
+        if self.list_objects_v1 {
+            quirks.list_objects_v2 = false;
+        }
         if self.region.is_none()
             && let Some(region) = quirks.default_region(endpoint.host())
         {

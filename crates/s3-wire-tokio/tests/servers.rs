@@ -240,7 +240,7 @@ const MOTO_DEVIATIONS: &[(&str, &str)] = &[
     ),
     (
         "object-lock",
-        "GetObjectRetention answers with the object itself (its bytes, the retention in `x-amz-object-lock-*` headers), not a `<Retention>` document: the client's strict decoder refuses it",
+        "GetObjectRetention answers with the object itself (its bytes, the retention in `x-amz-object-lock-*` headers), not a `<Retention>` document: the client's strict decoder refuses it; CreateMultipartUpload ignores the Object Lock headers, so a multipart object gets no retention or legal hold (GetObjectLegalHold answers a `<LegalHold>` without `<Status>`)",
     ),
     (
         "bucket-lifecycle-configuration",
@@ -411,7 +411,7 @@ scenarios! {
     "managed-multipart-copy", "managed copy above its single-request limit: CreateMultipartUpload, UploadPartCopy, CompleteMultipartUpload (bytes and description kept)" => managed_multipart_copy;
     "object-tagging", "PutObjectTagging, GetObjectTagging, DeleteObjectTagging, x-amz-tagging" => object_tagging;
     "list-object-versions", "ListObjectVersions (unversioned bucket)" => list_object_versions;
-    "object-lock", "PutObjectLockConfiguration, GetObjectLockConfiguration; PutObject with a retention and a legal hold; Get/PutObjectLegalHold, Get/PutObjectRetention; DeleteObject with and without the governance bypass" => object_lock;
+    "object-lock", "PutObjectLockConfiguration, GetObjectLockConfiguration; PutObject and a managed multipart upload with a retention and a legal hold; Get/PutObjectLegalHold, Get/PutObjectRetention; DeleteObject with and without the governance bypass" => object_lock;
     "bucket-versioning", "PutBucketVersioning, GetBucketVersioning (Enabled, Suspended), MFA delete refused" => bucket_versioning;
     "bucket-lifecycle-configuration", "Put/Get/DeleteBucketLifecycle(Configuration): filters by prefix, tag and size, expiration, transitions, noncurrent versions, aborting uploads" => bucket_lifecycle_configuration;
     "bucket-policy", "Put/Get/DeleteBucketPolicy (the JSON verbatim)" => bucket_policy;

@@ -6,7 +6,7 @@ use s3_wire::ops::ChecksumAlgorithm;
 
 use crate::acl::AclArgs;
 use crate::bucket_config::{ConfigArgs, VersioningArgs};
-use crate::object_lock::{LegalHoldArgs, ObjectLockArgs, RetentionArgs};
+use crate::object_lock::{LegalHoldArgs, ObjectLockArgs, ObjectLockConfigArgs, RetentionArgs};
 use crate::presign_post::PostArgs;
 use crate::report::*;
 use crate::restore::RestoreArgs;
@@ -26,7 +26,7 @@ Examples:
   s3w completions bash > /etc/bash_completion.d/s3w
 
 Exit status: 0 success, 1 a failure (each one is reported), 2 a usage error or a local path
-that does not exist, 130 interrupted (Ctrl-C, SIGTERM).";
+that does not exist, 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.";
 
 /// `s3w`: copy, list, sync and stream objects of S3-compatible stores.
 #[derive(Debug, Parser)]
@@ -46,6 +46,11 @@ pub(crate) struct Cli {
     /// garage, s3s-fs, moto, generic).
     #[arg(long, global = true, value_name = "NAME", value_parser = parse_provider, help_heading = GLOBAL)]
     pub provider: Option<s3_wire::Provider>,
+    /// List with ListObjects (version 1) instead of ListObjectsV2, for a store that serves
+    /// only that (a store that refuses version 2 or answers it as version 1 is caught
+    /// without it).
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub list_objects_v1: bool,
     /// Send nothing signed and look up no credentials: for public buckets.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub no_sign_request: bool,
@@ -100,6 +105,10 @@ pub(crate) struct Tuning {
     /// Part size of multipart uploads and copies, in bytes (suffixes K, M, G: binary).
     #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
     pub part_size: Option<u64>,
+    /// Uploads and copies up to this size go in one request (PutObject, CopyObject), larger
+    /// ones in parts (default 16M for uploads, 5G for copies; suffixes K, M, G).
+    #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
+    pub multipart_threshold: Option<u64>,
     /// Bytes per ranged GET of downloads (default 64M; suffixes K, M, G).
     #[arg(long, global = true, value_parser = parse_size, help_heading = TUNING)]
     pub range_size: Option<u64>,
@@ -160,6 +169,13 @@ pub(crate) enum Command {
         /// Print what would be deleted; delete nothing.
         #[arg(long)]
         dryrun: bool,
+        /// Delete this version of the object for good (not recursive).
+        #[arg(long, conflicts_with = "recursive")]
+        version_id: Option<String>,
+        /// Delete a version under a GOVERNANCE retention (needs
+        /// s3:BypassGovernanceRetention).
+        #[arg(long)]
+        bypass_governance_retention: bool,
         /// Which keys (relative to the directory).
         #[command(flatten)]
         filters: FilterArgs,
@@ -168,6 +184,10 @@ pub(crate) enum Command {
     Mb {
         /// s3://bucket
         bucket: String,
+        /// With Object Lock enabled (and so versioning): its objects can be given a
+        /// retention and legal holds.
+        #[arg(long)]
+        object_lock_enabled_for_bucket: bool,
     },
     /// Remove a bucket.
     Rb {
@@ -262,6 +282,15 @@ pub(crate) enum Command {
         #[arg(long)]
         version_id: Option<String>,
     },
+    /// Show an object's attributes (GetObjectAttributes): size, ETag, storage class,
+    /// checksum, and each part of a multipart object with its size and checksum.
+    Attributes {
+        /// s3://bucket/key
+        path: String,
+        /// This version of the object.
+        #[arg(long)]
+        version_id: Option<String>,
+    },
     /// A presigned URL.
     Presign {
         /// s3://bucket/key
@@ -290,6 +319,9 @@ pub(crate) enum Command {
     Tagging(ConfigArgs),
     /// A bucket's public access block: --get (default), --put FILE (S3's XML), --delete.
     PublicAccessBlock(ConfigArgs),
+    /// Show a bucket's Object Lock configuration, or set its default retention (--mode with
+    /// --days / --years; --enable alone enables Object Lock with no default).
+    ObjectLock(ObjectLockConfigArgs),
     /// Show an object's Object Lock retention, or set it (--mode, --until / --days).
     Retention(RetentionArgs),
     /// Show an object's legal hold, or put it --on / --off.

@@ -9,7 +9,7 @@ use s3_wire::ops::{
     CannedAcl, CopySource, DeleteObject, ObjectAttributes, ServerSideEncryption, SseCustomerKey,
     StorageClass,
 };
-use s3_wire::transfer::{MTIME_METADATA, format_mtime};
+use s3_wire::transfer::{MTIME_METADATA, PossibleOrphan, format_mtime};
 use s3_wire::{Client, Destination, ErrorKind, TransferErrorKind, TransferOptions, UploadSource};
 use serde_json::{Value, json};
 
@@ -280,6 +280,7 @@ pub(crate) fn upload_options(tuning: &Tuning) -> TransferOptions {
     if let Some(size) = tuning.part_size {
         options.part_size = size;
     }
+    options.single_request_limit = tuning.multipart_threshold;
     options.concurrency = tuning.part_concurrency.max(1);
     options
 }
@@ -335,6 +336,31 @@ pub(crate) fn result_line(
         v.extend(extra);
     }
     (format!("{operation}: {source} to {destination}"), value)
+}
+
+/// A download's result, and what an interrupted earlier run had already brought over:
+/// `resumed` of its `size` bytes were on disk and not fetched again.
+pub(crate) fn note_resumed_bytes(text: &mut String, value: &mut Value, resumed: u64, size: u64) {
+    value["resumed_bytes"] = json!(resumed);
+    if resumed > 0 {
+        text.push_str(&format!(
+            " (resumed: {resumed} of {size} bytes were already on disk)"
+        ));
+    }
+}
+
+/// An upload's or copy's result, and the multipart upload a lost CreateMultipartUpload
+/// answer may have left behind, which the store could not list to abort: named in the
+/// result and warned about (the object itself is stored correctly).
+pub(crate) fn note_possible_orphan(value: &mut Value, orphan: Option<&PossibleOrphan>) {
+    value["possible_orphan"] = json!(orphan.map(|o| o.reason.clone()));
+    if let Some(orphan) = orphan {
+        eprintln!(
+            "s3w: warning: s3://{}/{} may have an extra, empty multipart upload the store \
+             cannot list ({}); an AbortIncompleteMultipartUpload lifecycle rule removes it",
+            orphan.bucket, orphan.key, orphan.reason
+        );
+    }
 }
 
 /// `cp`/`mv` of one object (not recursive, no wildcard).
@@ -478,7 +504,7 @@ pub(crate) async fn copy_one(
                     .await
                     .map_err(|e| failure_of(&format!("delete s3://{sb}/{sk}"), &sb, &e))?;
             }
-            let (text, value) = result_line(
+            let (text, mut value) = result_line(
                 if delete_source { "move" } else { "copy" },
                 &format!("s3://{sb}/{sk}"),
                 &format!("s3://{db}/{dk}"),
@@ -487,6 +513,7 @@ pub(crate) async fn copy_one(
                        "etag": stored.etag.as_ref().map(|e| e.as_str().to_owned()),
                        "verification": stored.verification.to_string()}),
             );
+            note_possible_orphan(&mut value, stored.possible_orphan.as_ref());
             out.line(text, value);
             Ok(())
         }
@@ -600,7 +627,7 @@ async fn upload_one(
                         human(progress.committed),
                         human(progress.total.unwrap_or(0)),
                     );
-                    std::process::exit(interrupt::EXIT_INTERRUPTED);
+                    std::process::exit(interrupt::exit_code());
                 }
             }
         } else {
@@ -632,7 +659,7 @@ async fn upload_one(
         std::fs::remove_file(path)
             .map_err(|e| Failure::new(format!("remove {}: {e}", path.display())))?;
     }
-    let (mut text, value) = result_line(
+    let (mut text, mut value) = result_line(
         if delete_source { "move" } else { "upload" },
         &shown,
         &format!("s3://{b}/{k}"),
@@ -640,7 +667,6 @@ async fn upload_one(
         json!({"bucket": b, "key": k, "size": stored.size,
                "etag": stored.etag.as_ref().map(|e| e.as_str().to_owned()),
                "resumed_parts": stored.resumed_parts,
-               "possible_orphan": stored.possible_orphan.as_ref().map(|o| o.reason.clone()),
                "verification": stored.verification.to_string()}),
     );
     if stored.resumed_parts > 0 {
@@ -650,14 +676,7 @@ async fn upload_one(
             stored.parts.unwrap_or(0)
         ));
     }
-    if let Some(orphan) = &stored.possible_orphan {
-        // Stored correctly, but a lost answer may have left an empty upload behind.
-        eprintln!(
-            "s3w: warning: s3://{}/{} may have an extra, empty multipart upload the store \
-             cannot list ({}); an AbortIncompleteMultipartUpload lifecycle rule removes it",
-            orphan.bucket, orphan.key, orphan.reason
-        );
-    }
+    note_possible_orphan(&mut value, stored.possible_orphan.as_ref());
     out.line(text, value);
     Ok(())
 }
@@ -763,23 +782,17 @@ async fn download_one(
         // The data went to stdout: nothing else may.
         return Ok(());
     }
-    let (mut text, value) = result_line(
+    let (mut text, mut value) = result_line(
         if delete_source { "move" } else { "download" },
         &format!("s3://{b}/{k}"),
         &target.display().to_string(),
         started,
         json!({"bucket": b, "key": k, "size": got.size,
                "etag": got.etag.as_ref().map(|e| e.as_str().to_owned()),
-               "resumed_bytes": got.resumed_bytes,
                "restarted": got.restarted,
                "verification": got.verification.to_string()}),
     );
-    if got.resumed_bytes > 0 {
-        text.push_str(&format!(
-            " (resumed: {} of {} bytes were already on disk)",
-            got.resumed_bytes, got.size
-        ));
-    }
+    note_resumed_bytes(&mut text, &mut value, got.resumed_bytes, got.size);
     if let Some(why) = &got.restarted {
         text.push_str(&format!(" (started over: {why})"));
     }

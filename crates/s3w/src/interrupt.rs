@@ -1,6 +1,7 @@
 //! Ctrl-C and SIGTERM: the first one stops new work and cancels the transfers running
 //! (the library aborts their multipart uploads and removes partial downloads, bounded in
-//! time), then s3w exits 130; a second one exits at once.
+//! time), then s3w exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM, as
+//! shells report them); a second one exits at once.
 
 use std::future::Future;
 use std::sync::OnceLock;
@@ -9,35 +10,38 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use s3_wire::{DirectoryHandle, TransferHandle};
 use tokio::sync::watch;
 
-/// The exit status after an interruption (128 + SIGINT).
-pub(crate) const EXIT_INTERRUPTED: i32 = 130;
+/// The exit status after SIGINT (Ctrl-C): 128 + 2.
+const EXIT_SIGINT: i32 = 130;
+/// The exit status after SIGTERM: 128 + 15.
+#[cfg(unix)]
+const EXIT_SIGTERM: i32 = 143;
 
-fn state() -> &'static watch::Sender<bool> {
-    static STATE: OnceLock<watch::Sender<bool>> = OnceLock::new();
-    STATE.get_or_init(|| watch::channel(false).0)
+/// The exit status of the signal received, once one was.
+fn state() -> &'static watch::Sender<Option<i32>> {
+    static STATE: OnceLock<watch::Sender<Option<i32>>> = OnceLock::new();
+    STATE.get_or_init(|| watch::channel(None).0)
 }
 
 /// Listens for SIGINT and SIGTERM (within the runtime).
 pub(crate) fn listen() {
     tokio::spawn(async {
-        let mut signals = 0;
         loop {
-            signal().await;
-            signals += 1;
-            if signals > 1 {
+            let exit = signal().await;
+            if requested() {
                 eprintln!("s3w: interrupted again: quitting now");
-                std::process::exit(EXIT_INTERRUPTED);
+                std::process::exit(exit);
             }
             eprintln!(
                 "s3w: interrupted: stopping; cancelling the transfers in progress (multipart \
                  uploads are aborted, partial downloads removed). Ctrl-C again quits at once."
             );
-            state().send_replace(true);
+            state().send_replace(Some(exit));
         }
     });
 }
 
-async fn signal() {
+/// The next signal, as the exit status it calls for.
+async fn signal() -> i32 {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -48,8 +52,8 @@ async fn signal() {
             return std::future::pending().await;
         };
         tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
+            _ = interrupt.recv() => EXIT_SIGINT,
+            _ = terminate.recv() => EXIT_SIGTERM,
         }
     }
     #[cfg(not(unix))]
@@ -57,18 +61,24 @@ async fn signal() {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
+        EXIT_SIGINT
     }
+}
+
+/// The exit status of an interrupted run: 128 + the number of the first signal.
+pub(crate) fn exit_code() -> i32 {
+    state().borrow().unwrap_or(EXIT_SIGINT)
 }
 
 /// True once interrupted.
 pub(crate) fn requested() -> bool {
-    *state().borrow()
+    state().borrow().is_some()
 }
 
 /// Resolves once interrupted.
 pub(crate) async fn wait() {
     let mut receiver = state().subscribe();
-    let _ = receiver.wait_for(|interrupted| *interrupted).await;
+    let _ = receiver.wait_for(Option::is_some).await;
 }
 
 /// A transfer handle that can be cancelled.

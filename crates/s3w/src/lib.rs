@@ -46,7 +46,7 @@ use crate::report::*;
 use crate::tree::*;
 
 /// Runs the CLI with these arguments; returns the process exit code (0 ok, 1 failed,
-/// 2 usage, 130 interrupted).
+/// 2 usage, 130 interrupted by SIGINT, 143 by SIGTERM).
 pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> i32 {
     let matches = match Cli::command().try_get_matches_from(args) {
         Ok(matches) => matches,
@@ -141,6 +141,9 @@ async fn client(cli: &Cli) -> Result<Client> {
     if let Some(provider) = cli.provider {
         builder = builder.provider(provider);
     }
+    if cli.list_objects_v1 {
+        builder = builder.list_objects_v1(true);
+    }
     if cli.no_sign_request {
         builder = builder.anonymous();
     }
@@ -207,7 +210,7 @@ async fn run(cli: Cli, filters: Vec<(bool, String)>) -> i32 {
         {
             eprintln!("s3w: {failure}");
         }
-        return interrupt::EXIT_INTERRUPTED;
+        return interrupt::exit_code();
     }
     match result {
         Err(failure) => {
@@ -301,12 +304,28 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out, filter: &Filter) -> Res
             path,
             recursive,
             dryrun,
+            version_id,
+            bypass_governance_retention,
             filters: _,
-        } => rm(client, out, path, *recursive, *dryrun, filter).await,
-        Command::Mb { bucket: name } => {
+        } => {
+            let removal = Removal {
+                recursive: *recursive,
+                dryrun: *dryrun,
+                version_id: version_id.as_deref(),
+                bypass_governance_retention: *bypass_governance_retention,
+            };
+            rm(client, out, path, &removal, filter).await
+        }
+        Command::Mb {
+            bucket: name,
+            object_lock_enabled_for_bucket,
+        } => {
             let (b, _) = s3_location(name)?;
             client
-                .create_bucket(CreateBucket::new(bucket_name(&b)?))
+                .create_bucket(
+                    CreateBucket::new(bucket_name(&b)?)
+                        .object_lock_enabled(*object_lock_enabled_for_bucket),
+                )
                 .await
                 .map_err(|e| failure_of(&format!("make bucket `{b}`"), &b, &e))?;
             out.line(
@@ -321,12 +340,17 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out, filter: &Filter) -> Res
         } => {
             let (b, _) = s3_location(name)?;
             if *force {
+                let everything = Removal {
+                    recursive: true,
+                    dryrun: false,
+                    version_id: None,
+                    bypass_governance_retention: false,
+                };
                 rm(
                     client,
                     out,
                     &format!("s3://{b}/"),
-                    true,
-                    false,
+                    &everything,
                     &Filter::default(),
                 )
                 .await?;
@@ -441,6 +465,9 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out, filter: &Filter) -> Res
             Ok(())
         }
         Command::Stat { path, version_id } => stat(client, out, path, version_id.as_deref()).await,
+        Command::Attributes { path, version_id } => {
+            object_attributes(client, out, path, version_id.as_deref()).await
+        }
         Command::Presign {
             path,
             expires_in,
@@ -486,6 +513,9 @@ async fn dispatch(cli: &Cli, client: &Client, out: &Out, filter: &Filter) -> Res
         Command::PublicAccessBlock(args) => {
             let kind = bucket_config::ConfigKind::PublicAccessBlock;
             bucket_config::configuration(client, out, kind, args).await
+        }
+        Command::ObjectLock(args) => {
+            object_lock::object_lock_configuration(client, out, args).await
         }
         Command::Retention(args) => object_lock::retention(client, out, args).await,
         Command::LegalHold(args) => object_lock::legal_hold(client, out, args).await,

@@ -1,14 +1,18 @@
-//! Object Lock: the `retention` and `legal-hold` commands, and the `--object-lock-*` flags
-//! of uploads (`cp`, `put`, `sync`), named as the AWS CLI's `s3api put-object` names them.
+//! Object Lock: the `object-lock`, `retention` and `legal-hold` commands, and the
+//! `--object-lock-*` flags of uploads (`cp`, `put`, `sync`), named as the AWS CLI's
+//! `s3api put-object` names them.
 
 use std::time::{Duration, SystemTime};
 
 use s3_wire::Client;
 use s3_wire::ops::{
-    GetObjectLegalHold, GetObjectRetention, ObjectAttributes, PutObjectLegalHold,
-    PutObjectRetention,
+    GetObjectLegalHold, GetObjectLockConfiguration, GetObjectRetention, ObjectAttributes,
+    PutObjectLegalHold, PutObjectLockConfiguration, PutObjectRetention,
 };
-use s3_wire::xml::{LegalHoldStatus, Retention, RetentionMode, Timestamp};
+use s3_wire::xml::{
+    DefaultRetention, LegalHoldStatus, ObjectLockConfiguration, Retention, RetentionMode,
+    RetentionPeriod, Timestamp,
+};
 use serde_json::json;
 
 use crate::location::*;
@@ -104,6 +108,113 @@ pub(crate) struct RetentionArgs {
     /// The version to act on (default: the current one).
     #[arg(long)]
     pub version_id: Option<String>,
+}
+
+/// `object-lock`: show a bucket's Object Lock configuration, or set it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ObjectLockConfigArgs {
+    /// s3://bucket
+    pub bucket: String,
+    /// The default retention mode of new objects: GOVERNANCE or COMPLIANCE (with --days or
+    /// --years).
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<RetentionMode>,
+    /// The default retention period in days.
+    #[arg(long, conflicts_with = "years")]
+    pub days: Option<u32>,
+    /// The default retention period in years.
+    #[arg(long)]
+    pub years: Option<u32>,
+    /// Enable Object Lock with no default retention (removes a default; Object Lock itself
+    /// cannot be turned off).
+    #[arg(long, conflicts_with_all = ["mode", "days", "years"])]
+    pub enable: bool,
+}
+
+pub(crate) async fn object_lock_configuration(
+    client: &Client,
+    out: &Out,
+    args: &ObjectLockConfigArgs,
+) -> Result<()> {
+    let (b, _) = s3_location(&args.bucket)?;
+    let bn = bucket_name(&b)?;
+    let period = match (args.days, args.years) {
+        (Some(days), _) => Some(RetentionPeriod::Days(days)),
+        (None, Some(years)) => Some(RetentionPeriod::Years(years)),
+        (None, None) => None,
+    };
+    let configuration = match (args.mode, period, args.enable) {
+        (Some(mode), Some(period), _) => Some(ObjectLockConfiguration::enabled(Some(
+            DefaultRetention::new(mode, period),
+        ))),
+        (None, None, true) => Some(ObjectLockConfiguration::enabled(None)),
+        (None, None, false) => None,
+        _ => {
+            return Err(usage(
+                "a default retention needs --mode and a period (--days or --years)",
+            ));
+        }
+    };
+    let Some(configuration) = configuration else {
+        let got = client
+            .get_object_lock_configuration(GetObjectLockConfiguration::new(bn))
+            .await
+            .map_err(|e| {
+                failure_of(
+                    &format!("read the Object Lock configuration of s3://{b}"),
+                    &b,
+                    &e,
+                )
+            })?
+            .result;
+        let (text, value) = describe_lock(&b, &got);
+        out.line(text, value);
+        return Ok(());
+    };
+    client
+        .put_object_lock_configuration(PutObjectLockConfiguration::new(bn, configuration))
+        .await
+        .map_err(|e| {
+            failure_of(
+                &format!("set the Object Lock configuration of s3://{b}"),
+                &b,
+                &e,
+            )
+        })?;
+    let (text, mut value) = describe_lock(&b, &configuration);
+    value["result"] = json!("set");
+    out.line(format!("object lock: {text} (s3://{b})"), value);
+    Ok(())
+}
+
+/// A configuration as a line (`Enabled GOVERNANCE 30 days`) and as JSON.
+fn describe_lock(
+    bucket: &str,
+    configuration: &ObjectLockConfiguration,
+) -> (String, serde_json::Value) {
+    let enabled = if configuration.enabled {
+        "Enabled"
+    } else {
+        "not enabled"
+    };
+    let default = configuration.default_retention.map(|d| {
+        let (count, unit) = match d.period {
+            RetentionPeriod::Days(days) => (days, "days"),
+            RetentionPeriod::Years(years) => (years, "years"),
+        };
+        (d.mode.as_str(), count, unit)
+    });
+    let text = match default {
+        Some((mode, count, unit)) => format!("{enabled}\t{mode}\t{count} {unit}"),
+        None => format!("{enabled}\tno default retention"),
+    };
+    let value = json!({
+        "bucket": bucket, "enabled": configuration.enabled,
+        "mode": default.map(|d| d.0),
+        "days": default.filter(|d| d.2 == "days").map(|d| d.1),
+        "years": default.filter(|d| d.2 == "years").map(|d| d.1),
+    });
+    (text, value)
 }
 
 /// `legal-hold`: show an object version's legal hold, or put it on or off.

@@ -11,14 +11,25 @@ use crate::listing::*;
 use crate::location::*;
 use crate::report::*;
 
+/// What `rm` is asked to do.
+pub(crate) struct Removal<'a> {
+    pub(crate) recursive: bool,
+    pub(crate) dryrun: bool,
+    /// One version, deleted for good.
+    pub(crate) version_id: Option<&'a str>,
+    pub(crate) bypass_governance_retention: bool,
+}
+
 pub(crate) async fn rm(
     client: &Client,
     out: &Out,
     path: &str,
-    recursive: bool,
-    dryrun: bool,
+    removal: &Removal<'_>,
     filter: &Filter,
 ) -> Result<()> {
+    let Removal {
+        recursive, dryrun, ..
+    } = *removal;
     let (b, k) = s3_location(path)?;
     if !recursive {
         if k.is_empty() {
@@ -33,13 +44,24 @@ pub(crate) async fn rm(
             );
             return Ok(());
         }
-        client
-            .delete_object(DeleteObject::new(bucket_name(&b)?, key_name(&k)?))
+        let mut delete = DeleteObject::new(bucket_name(&b)?, key_name(&k)?)
+            .bypass_governance_retention(removal.bypass_governance_retention);
+        if let Some(version) = removal.version_id {
+            delete = delete.version_id(version);
+        }
+        let deleted = client
+            .delete_object(delete)
             .await
             .map_err(|e| failure_of(&format!("delete s3://{b}/{k}"), &b, &e))?;
+        let version = deleted.version_id.filter(|_| removal.version_id.is_some());
+        let shown = match &version {
+            Some(version) => format!("delete: s3://{b}/{k} (version {version})"),
+            None => format!("delete: s3://{b}/{k}"),
+        };
         out.line(
-            format!("delete: s3://{b}/{k}"),
-            json!({"type": "result", "operation": "delete", "bucket": b, "key": k}),
+            shown,
+            json!({"type": "result", "operation": "delete", "bucket": b, "key": k,
+                   "version_id": version}),
         );
         return Ok(());
     }
@@ -67,7 +89,10 @@ pub(crate) async fn rm(
             .map(|k| key_name(k))
             .collect::<Result<Vec<_>>>()?;
         let result = client
-            .delete_objects(DeleteObjects::new(bucket_name(&b)?, names))
+            .delete_objects(
+                DeleteObjects::new(bucket_name(&b)?, names)
+                    .bypass_governance_retention(removal.bypass_governance_retention),
+            )
             .await
             .map_err(|e| failure_of(&format!("delete objects in s3://{b}"), &b, &e))?;
         for deleted in &result.result.deleted {

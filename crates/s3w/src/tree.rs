@@ -218,6 +218,16 @@ fn report(out: &Out, meter: Option<&Meter>, outcome: &ObjectOutcome, moving: boo
             value["type"] = json!("result");
             value["etag"] = json!(done.etag.as_ref().map(|e| e.as_str().to_owned()));
             value["verification"] = json!(done.verification.as_ref().map(ToString::to_string));
+            let mut described = described;
+            match outcome.action {
+                Action::Download => {
+                    note_resumed_bytes(&mut described, &mut value, done.resumed_bytes, outcome.size)
+                }
+                Action::Upload | Action::Copy => {
+                    note_possible_orphan(&mut value, done.possible_orphan.as_ref());
+                }
+                _ => {}
+            }
             out.line(described, value);
         }
         (Err(error), _) => out.error(

@@ -197,17 +197,43 @@ fn bucket_configuration_commands() {
 #[test]
 fn object_lock_restore_and_acl_commands() {
     let env = MotoEnv::new();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    // `s3w mb` makes plain buckets (as `aws s3 mb`): the Object Lock bucket through the
-    // library.
-    runtime
-        .block_on(
-            env.moto.client().create_bucket(
-                s3_wire::ops::CreateBucket::new(s3_wire::bucket("locked").unwrap())
-                    .object_lock_enabled(true),
-            ),
-        )
-        .unwrap();
+    env.ok(&["mb", "--object-lock-enabled-for-bucket", "s3://locked"]);
+    // Its configuration: enabled, no default retention; then a default, read back.
+    assert_eq!(
+        env.ok(&["object-lock", "s3://locked"]).trim(),
+        "Enabled\tno default retention"
+    );
+    let set = env.ok(&[
+        "object-lock",
+        "s3://locked",
+        "--mode",
+        "GOVERNANCE",
+        "--days",
+        "1",
+    ]);
+    assert!(set.contains("Enabled\tGOVERNANCE\t1 days"), "{set}");
+    let shown: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "object-lock", "s3://locked"]).trim()).unwrap();
+    assert_eq!(
+        (&shown["enabled"], &shown["mode"], &shown["days"]),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!("GOVERNANCE"),
+            &serde_json::json!(1)
+        ),
+        "{shown}"
+    );
+    assert_eq!(
+        env.run(&["object-lock", "s3://locked", "--mode", "GOVERNANCE"])
+            .status
+            .code(),
+        Some(2)
+    );
+    env.ok(&["object-lock", "s3://locked", "--enable"]);
+    assert_eq!(
+        env.ok(&["object-lock", "s3://locked"]).trim(),
+        "Enabled\tno default retention"
+    );
     let data = env.file("data.txt", "under lock");
     env.ok(&[
         "cp",
@@ -221,11 +247,18 @@ fn object_lock_restore_and_acl_commands() {
         "ON",
     ]);
     assert_eq!(env.ok(&["legal-hold", "s3://locked/data.txt"]).trim(), "ON");
-    // A multipart upload carries them too (CreateMultipartUpload).
+    // A multipart upload carries them too, on CreateMultipartUpload (seen at a recording
+    // proxy: moto keeps no Object Lock header of CreateMultipartUpload).
     let big = env.home.path().join("big.bin");
     std::fs::write(&big, vec![7u8; 11 << 20]).unwrap();
+    let proxy =
+        support::proxy::Proxy::start(&env.moto.endpoint(), |_| support::proxy::Verdict::Forward);
     env.ok(&[
+        "--endpoint-url",
+        proxy.endpoint.as_str(),
         "--part-size",
+        "5M",
+        "--multipart-threshold",
         "5M",
         "cp",
         big.to_str().unwrap(),
@@ -233,7 +266,31 @@ fn object_lock_restore_and_acl_commands() {
         "--object-lock-legal-hold-status",
         "ON",
     ]);
-    assert_eq!(env.ok(&["legal-hold", "s3://locked/big.bin"]).trim(), "ON");
+    let heads = proxy.heads.lock().unwrap().clone();
+    let create = heads
+        .iter()
+        .find(|head| head.starts_with("POST /locked/big.bin?uploads"))
+        .expect("a multipart upload");
+    assert!(
+        create
+            .to_ascii_lowercase()
+            .contains("x-amz-object-lock-legal-hold: on"),
+        "{create}"
+    );
+    // Its attributes (moto lists no parts: docs/compatibility.md).
+    let attributes: serde_json::Value = serde_json::from_str(
+        env.ok(&["--json", "attributes", "s3://locked/big.bin"])
+            .trim(),
+    )
+    .unwrap();
+    assert_eq!(attributes["size"], 11 << 20, "{attributes}");
+    assert_eq!(attributes["storage_class"], "STANDARD", "{attributes}");
+    assert!(
+        attributes["etag"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("-3\"")),
+        "{attributes}"
+    );
     env.ok(&["legal-hold", "s3://locked/data.txt", "--off"]);
     assert_eq!(
         env.ok(&["legal-hold", "s3://locked/data.txt"]).trim(),
@@ -250,6 +307,40 @@ fn object_lock_restore_and_acl_commands() {
     assert!(
         set.contains("GOVERNANCE until 2099-06-01T00:00:00Z"),
         "{set}"
+    );
+    // Read back from the object's head (moto answers GetObjectRetention with the object
+    // itself, not a <Retention> document: docs/compatibility.md).
+    let head: serde_json::Value =
+        serde_json::from_str(env.ok(&["--json", "stat", "s3://locked/data.txt"]).trim()).unwrap();
+    assert_eq!(head["object_lock_mode"], "GOVERNANCE", "{head}");
+    assert!(
+        head["object_lock_retain_until_date"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("2099-06-01T00:00:00")),
+        "{head}"
+    );
+    assert_eq!(head["object_lock_legal_hold"], "OFF", "{head}");
+    // The version under retention: deleting it is refused, unless governance is bypassed.
+    let version = head["version_id"].as_str().unwrap().to_owned();
+    env.fails(
+        &["rm", "s3://locked/data.txt", "--version-id", &version],
+        "AccessDenied",
+    );
+    assert_eq!(env.ok(&["cat", "s3://locked/data.txt"]), "under lock");
+    let deleted = env.ok(&[
+        "rm",
+        "s3://locked/data.txt",
+        "--version-id",
+        &version,
+        "--bypass-governance-retention",
+    ]);
+    assert!(
+        deleted.contains(&format!("(version {version})")),
+        "{deleted}"
+    );
+    env.fails(
+        &["stat", "s3://locked/data.txt", "--version-id", &version],
+        "",
     );
     // A mode alone is a usage error.
     assert_eq!(

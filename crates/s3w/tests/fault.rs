@@ -159,6 +159,10 @@ fn errors_mid_recursive_copy_fail_one_object_the_others_complete_exit_1() {
     assert_eq!(missing.status.code(), Some(1));
 }
 
+/// A download killed part of the way (its ranged GETs slowed by the proxy) and run again:
+/// only the missing ranges are fetched (counted at a recording proxy), and the result says
+/// how many bytes were already on disk; a run after that resumes nothing. For `cp` of the
+/// object and for `cp -r` of its prefix.
 #[test]
 fn a_killed_download_is_resumed_by_the_same_command_and_says_so() {
     let env = support::Env::new();
@@ -176,52 +180,106 @@ fn a_killed_download_is_resumed_by_the_same_command_and_says_so() {
             Verdict::Forward
         }
     });
-    let target = dir.path().join("back.bin");
-    let journal = dir.path().join(".back.bin.s3w-download.journal");
-    let args = [
-        "--range-size",
-        "1M",
-        "--part-concurrency",
-        "2",
-        "cp",
-        "s3://resume-b/big.bin",
-        target.to_str().unwrap(),
+    let single = dir.path().join("single");
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(&single).unwrap();
+    let cases = [
+        (
+            "cp",
+            single.join("back.bin"),
+            vec!["cp", "s3://resume-b/big.bin", "PLACE"],
+            single.join("back.bin"),
+        ),
+        (
+            "cp -r",
+            tree.clone(),
+            vec!["cp", "-r", "s3://resume-b/", "PLACE"],
+            tree.join("big.bin"),
+        ),
     ];
-    let mut slow = vec!["--endpoint-url", proxy.endpoint.as_str()];
-    slow.extend(args);
-    let mut child = env.cmd(&slow).spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    // Killed once the journal records a written range.
-    while !std::fs::read_to_string(&journal).is_ok_and(|text| {
-        text.lines()
-            .any(|l| l.starts_with("done") && l.contains('-'))
-    }) {
-        assert!(std::time::Instant::now() < deadline, "no range written");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "finished before the kill"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(!target.exists());
+    for (name, place, command, target) in cases {
+        let journal = target.with_file_name(format!(
+            ".{}.s3w-download.journal",
+            target.file_name().unwrap().to_string_lossy()
+        ));
+        let mut args = vec!["--range-size", "1M", "--part-concurrency", "2"];
+        args.extend(command.iter().map(|a| {
+            if *a == "PLACE" {
+                place.to_str().unwrap()
+            } else {
+                a
+            }
+        }));
+        let mut slow = vec!["--endpoint-url", proxy.endpoint.as_str()];
+        slow.extend(&args);
+        let mut child = env.cmd(&slow).spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        // Killed once the journal records a written range.
+        while !std::fs::read_to_string(&journal).is_ok_and(|text| {
+            text.lines()
+                .any(|l| l.starts_with("done") && l.contains('-'))
+        }) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name}: no range written"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{name}: finished before the kill"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!target.exists());
 
-    // The same command, straight to the store: only what is missing is fetched.
-    let line = env.ok(&args);
-    assert!(line.contains("resumed:"), "{line}");
-    assert_eq!(std::fs::read(&target).unwrap(), data);
-    assert!(!journal.exists());
-    let json = env.ok(&{
-        let mut again = vec!["--json"];
-        again.extend(args);
-        again
-    });
-    let value: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
-    assert_eq!(
-        value["resumed_bytes"], 0,
-        "a finished download leaves nothing to resume"
-    );
+        // The same command, through a proxy that only records.
+        let recorder = Proxy::start(env.server.endpoint(), |_| Verdict::Forward);
+        let mut again = vec!["--json", "--endpoint-url", recorder.endpoint.as_str()];
+        again.extend(&args);
+        let value: serde_json::Value = serde_json::from_str(env.ok(&again).trim()).unwrap();
+        let resumed = value["resumed_bytes"].as_u64().unwrap();
+        let size = data.len() as u64;
+        assert!(resumed > 0 && resumed < size, "{name}: {value}");
+        // Each range asked for, in bytes; `None` for the opening GET without a range,
+        // which gives the object's head and whose body is dropped when the first range is
+        // on disk.
+        let ranges: Vec<Option<u64>> = recorder
+            .heads
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|head| head.starts_with("GET /resume-b/big.bin"))
+            .map(|head| {
+                let range = head.lines().find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("range: bytes=")
+                        .map(str::to_owned)
+                })?;
+                let (from, to) = range.trim().split_once('-')?;
+                Some(to.parse::<u64>().ok()? - from.parse::<u64>().ok()? + 1)
+            })
+            .collect();
+        assert_eq!(
+            ranges.iter().filter(|r| r.is_none()).count(),
+            1,
+            "{name}: {ranges:?}"
+        );
+        let fetched: u64 = ranges.iter().flatten().sum();
+        assert_eq!(fetched, size - resumed, "{name}: {value} {ranges:?}");
+        assert_eq!(std::fs::read(&target).unwrap(), data, "{name}");
+        assert!(!journal.exists(), "{name}");
+        if name == "cp" {
+            // Again: the file is whole, nothing to resume.
+            let mut last = vec!["--json"];
+            last.extend(&args);
+            let value: serde_json::Value = serde_json::from_str(env.ok(&last).trim()).unwrap();
+            assert_eq!(
+                value["resumed_bytes"], 0,
+                "a finished download leaves nothing to resume"
+            );
+        }
+    }
 }
 
 /// A store that does not implement ListObjectsV2 (`501 NotImplemented` to `list-type=2`,
@@ -298,4 +356,100 @@ fn a_store_without_list_objects_v2_is_listed_with_version_1() {
         })
         .count();
     assert!(version_1 >= 3, "{seen:?}");
+    // --list-objects-v1 asks version 1 from the start: no refusal at all.
+    let listed = at_proxy(&["--list-objects-v1", "ls", "-r", "s3://v1-b/"]);
+    assert!(listed.contains("keep/a.txt"), "{listed}");
+    let refused_after = proxy
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(line, _)| line.contains("list-type=2"))
+        .count();
+    assert_eq!(refused_after, 3);
+}
+
+/// The answer to the first CreateMultipartUpload of each command is lost on its way back
+/// (the store made the upload): the client creates another, and local-s3 cannot list
+/// uploads to abort the first. Each result names the possible orphan and s3w warns, for a
+/// multipart S3→S3 copy as for a directory upload.
+#[test]
+fn a_lost_create_answer_is_reported_as_a_possible_orphan_by_cp_and_cp_r() {
+    let env = support::Env::new();
+    env.ok(&["mb", "s3://orphan-b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.bin");
+    std::fs::write(&big, vec![5u8; 17 << 20]).unwrap();
+    env.ok(&["cp", big.to_str().unwrap(), "s3://orphan-b/big.bin"]);
+    let creates = Arc::new(AtomicUsize::new(0));
+    let start = |creates: Arc<AtomicUsize>| {
+        Proxy::start(env.server.endpoint(), move |line| {
+            if line.starts_with("POST")
+                && line.contains("?uploads")
+                && creates.fetch_add(1, Ordering::SeqCst) == 0
+            {
+                return Verdict::LoseAnswer;
+            }
+            Verdict::Forward
+        })
+    };
+    let run = |proxy: &Proxy, args: &[&str]| {
+        let mut all = vec![
+            "--json",
+            "--multipart-threshold",
+            "8M",
+            "--endpoint-url",
+            proxy.endpoint.as_str(),
+        ];
+        all.extend(args);
+        let out = env.run(&all);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let results: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (results, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let proxy = start(creates.clone());
+    let (copied, said) = run(
+        &proxy,
+        &["cp", "s3://orphan-b/big.bin", "s3://orphan-b/copy.bin"],
+    );
+    assert_eq!(copied.len(), 1, "{copied:?}");
+    assert!(copied[0]["possible_orphan"].is_string(), "{copied:?}");
+    assert!(
+        said.contains("may have an extra, empty multipart upload"),
+        "{said}"
+    );
+    creates.store(0, Ordering::SeqCst);
+    let (uploaded, said) = run(
+        &proxy,
+        &[
+            "cp",
+            "-r",
+            dir.path().to_str().unwrap(),
+            "s3://orphan-b/tree/",
+        ],
+    );
+    assert_eq!(uploaded.len(), 1, "{uploaded:?}");
+    assert_eq!(uploaded[0]["key"], "tree/big.bin");
+    assert!(uploaded[0]["possible_orphan"].is_string(), "{uploaded:?}");
+    assert!(
+        said.contains("may have an extra, empty multipart upload"),
+        "{said}"
+    );
+    // Both objects are whole.
+    for key in ["copy.bin", "tree/big.bin"] {
+        let stat: serde_json::Value = serde_json::from_str(
+            env.ok(&["--json", "stat", &format!("s3://orphan-b/{key}")])
+                .trim(),
+        )
+        .unwrap();
+        assert_eq!(stat["size"], 17 << 20, "{key}");
+    }
 }

@@ -647,3 +647,84 @@ fn provider_picks_the_profile_that_adapts_the_requests() {
         "{stderr}"
     );
 }
+
+/// `attributes` of a multipart object whose parts come in two pages: every part printed
+/// with its size and checksum, the second page asked for. The answers are S3's documents,
+/// given by the proxy (neither local-s3 nor moto lists an object's parts).
+#[test]
+fn attributes_lists_every_part_across_pages() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let env = Env::new();
+    let pages = std::sync::Arc::new(AtomicUsize::new(0));
+    let served = pages.clone();
+    let proxy = support::proxy::Proxy::start(env.server.endpoint(), move |line| {
+        if !line.contains("?attributes") {
+            return support::proxy::Verdict::Forward;
+        }
+        let page = served.fetch_add(1, Ordering::SeqCst);
+        let (parts, truncated, next) = if page == 0 {
+            (
+                "<Part><PartNumber>1</PartNumber><Size>5242880</Size><ChecksumCRC32>AAAAAQ==</ChecksumCRC32></Part><Part><PartNumber>2</PartNumber><Size>5242880</Size><ChecksumCRC32>AAAAAg==</ChecksumCRC32></Part>",
+                "true",
+                2,
+            )
+        } else {
+            (
+                "<Part><PartNumber>3</PartNumber><Size>100</Size><ChecksumCRC32>AAAAAw==</ChecksumCRC32></Part>",
+                "false",
+                3,
+            )
+        };
+        let body = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><GetObjectAttributesResponse \
+             xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><ETag>abc-3</ETag><Checksum>\
+             <ChecksumCRC32>AAAABA==-3</ChecksumCRC32><ChecksumType>COMPOSITE</ChecksumType>\
+             </Checksum><ObjectParts><PartsCount>3</PartsCount><MaxParts>2</MaxParts>\
+             <IsTruncated>{truncated}</IsTruncated><NextPartNumberMarker>{next}</NextPartNumberMarker>\
+             {parts}</ObjectParts><StorageClass>STANDARD</StorageClass><ObjectSize>10485860\
+             </ObjectSize></GetObjectAttributesResponse>"
+        );
+        support::proxy::Verdict::Answer(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/xml\r\ncontent-length: {}\r\n\
+                 connection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .into_bytes(),
+        )
+    });
+    let args = [
+        "--endpoint-url",
+        proxy.endpoint.as_str(),
+        "attributes",
+        "s3://any-b/big.bin",
+    ];
+    let text = env.ok(&args);
+    for line in [
+        "Size          : 10485860",
+        "Checksum      : CRC32=AAAABA==-3 (COMPOSITE)",
+        "Parts         : 3",
+        "Part     1    : 5242880 CRC32=AAAAAQ==",
+        "Part     3    : 100 CRC32=AAAAAw==",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    assert_eq!(pages.load(Ordering::SeqCst), 2);
+    let heads = proxy.heads.lock().unwrap().clone();
+    assert!(
+        heads[1]
+            .to_ascii_lowercase()
+            .contains("x-amz-part-number-marker: 2"),
+        "{}",
+        heads[1]
+    );
+    pages.store(0, Ordering::SeqCst);
+    let mut json_args = vec!["--json"];
+    json_args.extend(args);
+    let value: serde_json::Value = serde_json::from_str(env.ok(&json_args).trim()).unwrap();
+    assert_eq!(value["parts"].as_array().unwrap().len(), 3, "{value}");
+    assert_eq!(
+        value["parts"][2]["checksums"]["CRC32"], "AAAAAw==",
+        "{value}"
+    );
+}

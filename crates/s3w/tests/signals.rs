@@ -3,7 +3,9 @@
 //! ListMultipartUploads is empty afterwards) and s3w exits 130; by default the upload and
 //! its journal are kept and the same command sends only the missing parts (or, with
 //! `--no-resume`, aborts the kept upload before it starts over); an interrupted
-//! download leaves no partial file.
+//! download leaves no partial file; `cp -r` and `sync` stop their transfers the same way;
+//! a second Ctrl-C quits at once, without waiting for the clean-up; SIGTERM does what
+//! Ctrl-C does and exits 143.
 
 use std::io::Write;
 use std::path::Path;
@@ -71,6 +73,16 @@ fn ctrl_c(
     args: &[&str],
     ready: impl Fn() -> bool,
 ) -> (Option<i32>, String) {
+    ctrl_c_then(envs, args, ready, None)
+}
+
+/// [`ctrl_c`], and Ctrl-C once more `again` after the first (`None`: once only).
+fn ctrl_c_then(
+    envs: Vec<(String, String)>,
+    args: &[&str],
+    ready: impl Fn() -> bool,
+    again: Option<Duration>,
+) -> (Option<i32>, String) {
     let command = std::iter::once(env!("CARGO_BIN_EXE_s3w").to_owned())
         .chain(args.iter().map(|a| format!("'{a}'")))
         .collect::<Vec<_>>()
@@ -93,6 +105,11 @@ fn ctrl_c(
     // The terminal's interrupt character: the line discipline sends SIGINT.
     stdin.write_all(b"\x03").unwrap();
     stdin.flush().unwrap();
+    if let Some(pause) = again {
+        std::thread::sleep(pause);
+        stdin.write_all(b"\x03").unwrap();
+        stdin.flush().unwrap();
+    }
     let out: Output = script.wait_with_output().unwrap();
     // `script -e` exits with the child's status.
     (
@@ -337,4 +354,218 @@ fn ctrl_c_during_a_listing_ends_it_at_once() {
         started.elapsed() < Duration::from_secs(10),
         "it waited for the listing"
     );
+}
+
+/// A directory of `count` files of `size` bytes each (a, b, c, ...).
+fn tree(count: u8, size: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..count {
+        let name = char::from(b'a' + i).to_string();
+        write(&dir.path().join(name), &vec![i; size]);
+    }
+    dir
+}
+
+/// The names left in `dir` that a transfer would have left half written.
+fn partial_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".part") || name.starts_with(".s3w"))
+        .collect()
+}
+
+/// `cp -r` down and `sync` up, each interrupted by Ctrl-C in the middle: exit 130, no
+/// partial file left, no multipart upload left open (moto lists them), and what was
+/// finished is whole.
+#[test]
+fn ctrl_c_during_a_recursive_copy_or_a_sync_stops_every_transfer_cleanly() {
+    let moto = moto::Moto::start();
+    let proxy = Proxy::start(&moto.endpoint(), |line| {
+        if (line.starts_with("PUT") && line.contains("partNumber="))
+            || (line.starts_with("GET /tree-b/") && !line.contains('?'))
+        {
+            Verdict::Delay(Duration::from_millis(300))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let home = tempfile::tempdir().unwrap();
+    ok(&moto.endpoint(), home.path(), &["mb", "s3://tree-b"]);
+    // Over the 16 MiB a single request takes: multipart uploads, ranged downloads.
+    let source = tree(3, 17 << 20);
+    let tuning = [
+        "--part-size",
+        "5M",
+        "--range-size",
+        "5M",
+        "--concurrency",
+        "2",
+    ];
+    // The objects to download, put there directly.
+    ok(
+        &moto.endpoint(),
+        home.path(),
+        &[
+            "cp",
+            "-r",
+            source.path().to_str().unwrap(),
+            "s3://tree-b/down/",
+        ],
+    );
+    let target = tempfile::tempdir().unwrap();
+    let gets =
+        || proxy.count(&["GET /tree-b/down/"], 206) + proxy.count(&["GET /tree-b/down/"], 200);
+    let args = [
+        &tuning[..],
+        &[
+            "cp",
+            "-r",
+            "s3://tree-b/down/",
+            target.path().to_str().unwrap(),
+        ],
+    ]
+    .concat();
+    let (code, drawn) = ctrl_c(moto_env(&proxy.endpoint, home.path()), &args, || {
+        gets() >= 2
+    });
+    assert_eq!(code, Some(130), "{drawn}");
+    assert_eq!(partial_files(target.path()), Vec::<String>::new());
+    for entry in std::fs::read_dir(target.path()).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert_eq!(
+            std::fs::read(entry.path()).unwrap(),
+            std::fs::read(source.path().join(&name)).unwrap(),
+            "{name} is not whole"
+        );
+    }
+    // sync up: interrupted while parts are in flight.
+    let parts = || proxy.count(&["PUT", "partNumber="], 200);
+    let args = [
+        &tuning[..],
+        &["sync", source.path().to_str().unwrap(), "s3://tree-b/up/"],
+    ]
+    .concat();
+    let (code, drawn) = ctrl_c(moto_env(&proxy.endpoint, home.path()), &args, || {
+        parts() >= 2
+    });
+    assert_eq!(code, Some(130), "{drawn}");
+    let open = ok(
+        &moto.endpoint(),
+        home.path(),
+        &["--json", "uploads", "s3://tree-b/"],
+    );
+    assert!(
+        open.is_empty(),
+        "uploads left open: {}",
+        String::from_utf8_lossy(&open)
+    );
+    // A second sync completes the rest.
+    ok(
+        &moto.endpoint(),
+        home.path(),
+        &["sync", source.path().to_str().unwrap(), "s3://tree-b/up/"],
+    );
+    let listed = String::from_utf8(ok(
+        &moto.endpoint(),
+        home.path(),
+        &["ls", "-r", "s3://tree-b/up/"],
+    ))
+    .unwrap();
+    assert_eq!(listed.lines().count(), 3, "{listed}");
+}
+
+/// A clean-up that hangs (every abort waits 60 s at the proxy, past the library's own 30 s
+/// bound on an abort): the first Ctrl-C starts it, the second quits at once.
+#[test]
+fn a_second_ctrl_c_quits_without_waiting_for_the_clean_up() {
+    let moto = moto::Moto::start();
+    let proxy = Proxy::start(&moto.endpoint(), |line| {
+        if line.starts_with("DELETE") && line.contains("uploadId=") {
+            Verdict::Delay(Duration::from_secs(60))
+        } else if line.starts_with("PUT") && line.contains("partNumber=") {
+            Verdict::Delay(Duration::from_millis(300))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let home = tempfile::tempdir().unwrap();
+    ok(&moto.endpoint(), home.path(), &["mb", "s3://twice-b"]);
+    let source = tree(1, 24 << 20);
+    let file = source.path().join("a");
+    let started = Instant::now();
+    let (code, drawn) = ctrl_c_then(
+        moto_env(&proxy.endpoint, home.path()),
+        &[
+            "--part-size",
+            "5M",
+            "cp",
+            "--no-resume",
+            file.to_str().unwrap(),
+            "s3://twice-b/a",
+        ],
+        || proxy.count(&["PUT", "partNumber="], 200) >= 1,
+        Some(Duration::from_millis(700)),
+    );
+    assert_eq!(code, Some(130), "{drawn}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "it waited for the abort"
+    );
+}
+
+/// SIGTERM (as `kill` or a service manager sends it) stops a download as Ctrl-C does (no
+/// partial file) and exits 143, 128 + 15.
+#[test]
+fn sigterm_stops_like_ctrl_c_and_exits_143() {
+    let env = support::Env::new();
+    env.ok(&["mb", "s3://term-b"]);
+    let source = tree(1, 24 << 20);
+    env.ok(&[
+        "cp",
+        source.path().join("a").to_str().unwrap(),
+        "s3://term-b/big.bin",
+    ]);
+    let proxy = Proxy::start(env.server.endpoint(), |line| {
+        if line.starts_with("GET /term-b/big.bin") {
+            Verdict::Delay(Duration::from_millis(400))
+        } else {
+            Verdict::Forward
+        }
+    });
+    let target = tempfile::tempdir().unwrap();
+    let child = env
+        .cmd(&[
+            "--endpoint-url",
+            proxy.endpoint.as_str(),
+            "--range-size",
+            "5M",
+            "cp",
+            "s3://term-b/big.bin",
+            target.path().to_str().unwrap(),
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while proxy.count(&["GET /term-b/big.bin"], 206) < 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no range fetched"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{said}");
+    assert!(said.contains("interrupted"), "{said}");
+    let left: Vec<_> = std::fs::read_dir(target.path()).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -39,7 +39,7 @@ use crate::client::Client;
 use crate::error::{Error, TransferErrorKind};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::progress::Progress;
-use crate::transfer::{Destination, TransferOptions, UploadSource};
+use crate::transfer::{Destination, PossibleOrphan, TransferOptions, UploadSource};
 use crate::verification::Verification;
 
 /// The user-metadata name of a file's modification time, as rclone stores it
@@ -237,6 +237,14 @@ pub struct Completed {
     pub version_id: Option<String>,
     /// What was verified end to end (transfers only).
     pub verification: Option<Verification>,
+    /// Bytes an interrupted earlier run had already brought over and that were not fetched
+    /// again: a download resumed from its partial file (directory uploads keep no journal).
+    pub resumed_bytes: u64,
+    /// An upload or copy whose CreateMultipartUpload answer was lost may have left an empty
+    /// multipart upload the store cannot list (see [`UploadOutput::possible_orphan`]).
+    ///
+    /// [`UploadOutput::possible_orphan`]: crate::transfer::UploadOutput::possible_orphan
+    pub possible_orphan: Option<PossibleOrphan>,
     /// The source was removed after the transfer ([`DirectoryBuilder::remove_source`]).
     pub source_removed: bool,
     /// Nothing was changed: a dry run.
@@ -1735,6 +1743,7 @@ async fn transfer_entry(
                 etag: stored.etag,
                 version_id: stored.version_id,
                 verification: Some(stored.verification),
+                possible_orphan: stored.possible_orphan,
                 ..Completed::default()
             }
         }
@@ -1762,6 +1771,7 @@ async fn transfer_entry(
                 etag: got.etag,
                 version_id: got.version_id,
                 verification: Some(got.verification),
+                resumed_bytes: got.resumed_bytes,
                 ..Completed::default()
             }
         }
@@ -1786,6 +1796,7 @@ async fn transfer_entry(
                 etag: stored.etag,
                 version_id: stored.version_id,
                 verification: Some(stored.verification),
+                possible_orphan: stored.possible_orphan,
                 ..Completed::default()
             }
         }

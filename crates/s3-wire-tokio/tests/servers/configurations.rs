@@ -111,6 +111,39 @@ pub(super) async fn object_lock(ctx: Ctx) {
         assert!(stored.abs_diff(asked) <= 1, "{stored} vs {asked}");
     }
 
+    // A multipart upload gives them on CreateMultipartUpload.
+    let attributes = s3_wire_tokio::s3_ops::ObjectAttributes::default()
+        .object_lock_retention(RetentionMode::Governance, until)
+        .object_lock_legal_hold(LegalHoldStatus::On);
+    let stored = client
+        .upload(
+            ctx.bucket(),
+            object_key("held-parts"),
+            s3_wire_tokio::UploadSource::bytes(pattern((5 << 20) + 100, 3)),
+        )
+        .attributes(attributes)
+        .part_size(5 << 20)
+        .single_request_limit(5 << 20)
+        .await
+        .unwrap();
+    assert_eq!(stored.parts, Some(2));
+    let parts_hold = client
+        .get_object_legal_hold(GetObjectLegalHold::new(
+            ctx.bucket(),
+            object_key("held-parts"),
+        ))
+        .await;
+    let parts_head = ctx.head("held-parts").await.unwrap();
+    if ctx.deviates() {
+        // moto keeps no Object Lock header of CreateMultipartUpload.
+        let err = parts_hold.unwrap_err();
+        assert!(err.to_string().contains("Status"), "{err:?}");
+        assert_eq!(parts_head.object_lock_mode, None);
+    } else {
+        assert_eq!(parts_hold.unwrap().result.status, LegalHoldStatus::On);
+        assert_eq!(parts_head.object_lock_mode.as_deref(), Some("GOVERNANCE"));
+    }
+
     let delete = || DeleteObject::new(ctx.bucket(), object_key("held")).version_id(version.clone());
     // Held: not even the governance bypass deletes it.
     assert_eq!(

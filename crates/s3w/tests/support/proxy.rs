@@ -15,6 +15,9 @@ pub enum Verdict {
     Delay(Duration),
     /// Answer with these bytes instead.
     Answer(Vec<u8>),
+    /// Forward it, then close the connection without its answer (the store acted, the
+    /// client never hears of it).
+    LoseAnswer,
 }
 
 /// A running proxy; it stops when the test process ends.
@@ -56,6 +59,11 @@ impl Proxy {
                     record_head.lock().unwrap().push(head.clone());
                     let answer = match rule(&line) {
                         Verdict::Answer(answer) => answer,
+                        Verdict::LoseAnswer => {
+                            let _ = forward(&upstream, &line, &head, &request);
+                            record.lock().unwrap().push((line, 0));
+                            return;
+                        }
                         verdict => {
                             if let Verdict::Delay(pause) = verdict {
                                 std::thread::sleep(pause);
