@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, StoreQuirks};
 use crate::helpers::{CrashChild, run_until_crash};
 use crate::support::{data, retry, sha256};
 use s3_wire_tokio::s3_ops::{ChecksumAlgorithm, ChecksumType};
@@ -215,6 +215,122 @@ fn download_and_crash(store: &FaultStore, key: &str, target: &Path, bytes: u64) 
         move |client| download(client, &key, &target).start(),
         move || bytes_in(&journaled(&watched)) >= bytes,
     );
+}
+
+/// A crashed download of a multipart object with a composite checksum resumes part by part,
+/// in both ways its parts are checked: listed with their checksums (GetObjectAttributes,
+/// then ranges on the part boundaries) and read by number (`partNumber`, each answer with
+/// its part's checksum, where the store lists no parts). Only the missing parts are fetched,
+/// pinned to the journal's ETag; the parts on disk are checked too (the result is per part).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_download_of_parts_resumes_with_only_the_missing_parts() {
+    const PART: u64 = 4 * RANGE;
+    for listed in [true, false] {
+        let store = FaultStore::start();
+        store.set_quirks(StoreQuirks {
+            no_object_attributes: !listed,
+            ..StoreQuirks::default()
+        });
+        let bytes = data(6 * PART, 23);
+        let stored = store.insert_multipart_object(
+            BUCKET,
+            "parts",
+            bytes.clone(),
+            &[PART; 6],
+            Some((ChecksumAlgorithm::Crc32c, ChecksumType::Composite)),
+        );
+        let directory = tempfile::tempdir().unwrap();
+        let target = directory.path().join("parts");
+        download_and_crash(&store, "parts", &target, 2 * PART);
+        let recorded = journaled(&target);
+        assert!(
+            recorded
+                .iter()
+                .all(|r| r.start % PART == 0 && (r.end % PART == 0)),
+            "whole parts: {recorded:?}"
+        );
+        store.clear_requests();
+        let client = store.client_builder().retry(retry(3)).build().unwrap();
+        let got = download(&client, "parts", &target).await.unwrap();
+        assert_eq!(sha256(&std::fs::read(&target).unwrap()), sha256(&bytes));
+        assert_eq!(got.restarted, None, "listed: {listed}");
+        assert_eq!(got.resumed_bytes, bytes_in(&recorded), "listed: {listed}");
+        assert_eq!(
+            got.verification,
+            Verification::PerPart {
+                algorithm: ChecksumAlgorithm::Crc32c,
+                parts: 6
+            },
+            "listed: {listed}"
+        );
+        let attributes: Vec<_> = store
+            .requests()
+            .into_iter()
+            .filter(|r| r.operation == Op::GetObjectAttributes)
+            .map(|r| r.status)
+            .collect();
+        let expected = if listed { Some(200) } else { Some(501) };
+        assert_eq!(attributes, [expected], "listed: {listed}");
+        // The parts fetched: by range on part boundaries, or by number; none on disk.
+        let gets: Vec<_> = store
+            .requests()
+            .into_iter()
+            .filter(|r| r.operation == Op::GetObject)
+            .collect();
+        let mut fetched = Vec::new();
+        for get in &gets {
+            let part = if listed {
+                assert!(!get.query.contains("partNumber"), "{get:?}");
+                match get.header("range") {
+                    // The opening GET, whose body is dropped: part 1 is on disk.
+                    None => continue,
+                    Some(range) => {
+                        let first: u64 = range
+                            .strip_prefix("bytes=")
+                            .and_then(|r| r.split_once('-'))
+                            .and_then(|(first, _)| first.parse().ok())
+                            .unwrap();
+                        assert_eq!(first % PART, 0, "{range}");
+                        first / PART
+                    }
+                }
+            } else {
+                match get
+                    .query
+                    .split('&')
+                    .find_map(|p| p.strip_prefix("partNumber="))
+                {
+                    Some(number) => number.parse::<u64>().unwrap() - 1,
+                    // The opening GET, whose body is dropped.
+                    None => continue,
+                }
+            };
+            // Pinned to the ETag the journal names (the opening GET compares it).
+            assert_eq!(
+                get.header("if-match"),
+                Some(stored.etag.as_str()),
+                "{get:?}"
+            );
+            fetched.push(part * PART..(part + 1) * PART);
+        }
+        assert_eq!(
+            bytes_in(&fetched) + got.resumed_bytes,
+            bytes.len() as u64,
+            "listed: {listed}: only the missing parts: {fetched:?} beside {recorded:?}"
+        );
+        for range in &fetched {
+            assert!(
+                recorded
+                    .iter()
+                    .all(|done| range.end <= done.start || done.end <= range.start),
+                "{range:?} was journaled as written: {recorded:?}"
+            );
+        }
+        assert_eq!(
+            leftovers(directory.path(), &["parts"]),
+            Vec::<String>::new()
+        );
+    }
 }
 
 /// The object changes between the crash and the rerun: nothing of the old bytes is kept,

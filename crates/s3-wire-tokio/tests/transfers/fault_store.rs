@@ -134,6 +134,8 @@ pub enum Op {
     ListObjectsV2,
     /// `GET /{bucket}` (version 1).
     ListObjects,
+    /// `GET /{bucket}/{key}?attributes`.
+    GetObjectAttributes,
     /// `PUT /{bucket}`.
     CreateBucket,
     /// `HEAD /{bucket}`.
@@ -319,6 +321,8 @@ pub struct StoreQuirks {
     /// version 1 page, ignoring `continuation-token` and `start-after` (and `marker`
     /// continues it).
     pub version_1_listings_only: bool,
+    /// GetObjectAttributes answers `501 NotImplemented` (as s3s-fs does).
+    pub no_object_attributes: bool,
     /// At most this many entries per listing page, whatever `max-keys` asks (as stores cap
     /// pages below S3's 1000); `None`: S3's 1000.
     pub page_entries: Option<usize>,
@@ -859,7 +863,7 @@ impl Target {
     }
 
     fn classify(&self, method: &Method, headers: &HeaderMap) -> Op {
-        const KNOWN: [&str; 20] = [
+        const KNOWN: [&str; 21] = [
             "uploads",
             "uploadId",
             "partNumber",
@@ -876,6 +880,7 @@ impl Target {
             "continuation-token",
             "start-after",
             "marker",
+            "attributes",
             "max-keys",
             "fetch-owner",
             "delete",
@@ -907,6 +912,7 @@ impl Target {
                 }
             }
             ("GET", true) if upload => Op::ListParts,
+            ("GET", true) if self.has("attributes") => Op::GetObjectAttributes,
             ("GET", true) if !self.has("uploads") => Op::GetObject,
             ("HEAD", true) if !upload => Op::HeadObject,
             ("POST", true) if self.has("uploads") => Op::CreateMultipartUpload,
@@ -1505,6 +1511,12 @@ fn apply(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
         Op::PutObject => put_object(state, ctx),
         Op::GetObject => get_object(state, ctx, false),
         Op::HeadObject => get_object(state, ctx, true),
+        Op::GetObjectAttributes if state.quirks.no_object_attributes => Err(Answer::error(
+            501,
+            "NotImplemented",
+            "GetObjectAttributes is not implemented",
+        )),
+        Op::GetObjectAttributes => get_object_attributes(state, ctx),
         Op::DeleteObject => delete_object(state, ctx),
         Op::DeleteObjects => delete_objects(state, ctx),
         Op::CopyObject => copy_object(state, ctx),
@@ -2124,6 +2136,99 @@ fn invalid_part_number(parts: usize) -> Answer {
 }
 
 /// The metadata headers of a GET/HEAD answer (with `response-*` overrides).
+/// GetObjectAttributes: what `x-amz-object-attributes` asks for; the parts of a multipart
+/// object a page at a time (`x-amz-max-parts`, default 1000; `x-amz-part-number-marker`),
+/// each with its checksum, as S3 lists them for an object uploaded with one.
+fn get_object_attributes(state: &mut State, ctx: &Ctx<'_>) -> Outcome {
+    let object = state
+        .object(ctx.bucket(), ctx.key())
+        .ok_or_else(|| no_such_key(ctx.key()))?;
+    sse_customer_check(ctx.headers, object, "x-amz-")?;
+    let asked: Vec<&str> = ctx
+        .header("x-amz-object-attributes")
+        .ok_or_else(|| invalid_argument("x-amz-object-attributes is required"))?
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let number = |name: &str, default: usize| -> Result<usize, Answer> {
+        ctx.header(name).map_or(Ok(default), |value| {
+            value
+                .parse()
+                .map_err(|_| invalid_argument(&format!("{name} must be an integer")))
+        })
+    };
+    let max_parts = number("x-amz-max-parts", 1000)?.min(1000);
+    let marker = number("x-amz-part-number-marker", 0)?;
+    let mut xml = Xml::new("GetObjectAttributesResponse");
+    if asked.contains(&"ETag") {
+        xml.leaf("ETag", object.etag.trim_matches('"'));
+    }
+    if asked.contains(&"Checksum")
+        && let Some(stored) = &object.checksum
+    {
+        xml.open("Checksum");
+        xml.leaf(
+            &format!("Checksum{}", stored.algorithm.as_str()),
+            &stored.value,
+        );
+        xml.leaf("ChecksumType", stored.checksum_type.as_str());
+        xml.close("Checksum");
+    }
+    if asked.contains(&"ObjectParts")
+        && let Some(parts) = &object.parts
+    {
+        let page: Vec<(usize, &StoredPart)> = parts
+            .iter()
+            .enumerate()
+            .map(|(index, part)| (index + 1, part))
+            .filter(|(number, _)| *number > marker)
+            .take(max_parts)
+            .collect();
+        let last = page.last().map_or(marker, |(number, _)| *number);
+        xml.open("ObjectParts");
+        xml.leaf("PartsCount", &parts.len().to_string());
+        xml.leaf("PartNumberMarker", &marker.to_string());
+        xml.leaf("NextPartNumberMarker", &last.to_string());
+        xml.leaf("MaxParts", &max_parts.to_string());
+        xml.leaf(
+            "IsTruncated",
+            if last < parts.len() { "true" } else { "false" },
+        );
+        for (number, part) in page {
+            xml.open("Part");
+            xml.leaf("PartNumber", &number.to_string());
+            xml.leaf("Size", &part.size.to_string());
+            if let Some(checksum) = &part.checksum {
+                xml.leaf(
+                    &format!("Checksum{}", checksum.algorithm().as_str()),
+                    &checksum.to_base64(),
+                );
+            }
+            xml.close("Part");
+        }
+        xml.close("ObjectParts");
+    }
+    if asked.contains(&"StorageClass") {
+        xml.leaf(
+            "StorageClass",
+            object
+                .attributes
+                .storage_class
+                .as_deref()
+                .unwrap_or("STANDARD"),
+        );
+    }
+    if asked.contains(&"ObjectSize") {
+        xml.leaf("ObjectSize", &object.data.len().to_string());
+    }
+    Ok(
+        Answer::xml(xml.finish("GetObjectAttributesResponse")).header(
+            "last-modified",
+            httpdate::fmt_http_date(object.last_modified),
+        ),
+    )
+}
+
 fn object_headers(object: &StoredObject, ctx: &Ctx<'_>) -> Vec<(String, String)> {
     let attributes = &object.attributes;
     let mut out = vec![

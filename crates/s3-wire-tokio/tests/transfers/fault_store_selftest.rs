@@ -1834,3 +1834,72 @@ async fn the_same_seed_gives_the_same_decisions_whatever_the_interleaving() {
     assert_signed(&first);
     assert_signed(&second);
 }
+
+/// GetObjectAttributes as S3 answers it: ETag, the object's checksum and type, the parts
+/// with their sizes and checksums a page at a time, storage class and size; `501` with the
+/// quirk of stores that do not implement it.
+#[tokio::test]
+async fn get_object_attributes_lists_parts_a_page_at_a_time() {
+    use s3_wire_tokio::s3_ops::ops::get_object_attributes::GetObjectAttributes;
+    let store = FaultStore::start();
+    let sizes = [300u64, 300, 300, 300, 7];
+    let bytes = data(sizes.iter().sum(), 4);
+    let stored = store.insert_multipart_object(
+        BUCKET,
+        "parts",
+        bytes.clone(),
+        &sizes,
+        Some((ChecksumAlgorithm::Crc32, ChecksumType::Composite)),
+    );
+    let client = store.client_builder().build().unwrap();
+    let mut request = GetObjectAttributes::new(bucket(), key("parts")).max_parts(2);
+    let mut parts = Vec::new();
+    let mut pages = 0;
+    loop {
+        let page = client.get_object_attributes(request.clone()).await.unwrap();
+        pages += 1;
+        let result = &page.result;
+        assert_eq!(
+            result.etag.as_ref().map(ETag::as_str),
+            Some(stored.etag.as_str())
+        );
+        assert_eq!(result.object_size, Some(bytes.len() as u64));
+        assert_eq!(result.storage_class.as_deref(), Some("STANDARD"));
+        assert_eq!(
+            result.checksums.crc32.as_deref(),
+            stored.checksum.as_ref().map(|c| c.value.as_str())
+        );
+        assert_eq!(result.checksums.checksum_type.as_deref(), Some("COMPOSITE"));
+        let listed = result.object_parts.as_ref().unwrap();
+        assert_eq!(listed.total_parts_count, Some(5));
+        parts.extend(listed.parts.iter().cloned());
+        match request.next_page(&page) {
+            Some(next) => request = next,
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    let mut offset = 0usize;
+    for (index, part) in parts.iter().enumerate() {
+        let size = sizes[index] as usize;
+        assert_eq!(part.part_number as usize, index + 1);
+        assert_eq!(part.size, Some(size as u64));
+        let expected = base64(&crc32(&bytes[offset..offset + size]).to_be_bytes());
+        assert_eq!(part.checksums.crc32.as_deref(), Some(expected.as_str()));
+        offset += size;
+    }
+    assert_eq!(parts.len(), 5);
+    store.set_quirks(crate::fault_store::StoreQuirks {
+        no_object_attributes: true,
+        ..Default::default()
+    });
+    let refused = client
+        .get_object_attributes(GetObjectAttributes::new(bucket(), key("parts")))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.service_error().map(|e| e.status.as_u16()),
+        Some(501)
+    );
+    assert_eq!(store.signature_failures(), 0);
+}

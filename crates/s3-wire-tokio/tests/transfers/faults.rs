@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, StoreQuirks};
 use crate::helpers::{SourceKind, collecting_writer, part_limits};
 use crate::support::{data, sha256};
 use bytes::Bytes;
@@ -909,30 +909,56 @@ async fn composite_objects_are_verified_part_by_part_and_full_object_ones_by_com
         &sizes,
         Some((ChecksumAlgorithm::Crc64Nvme, ChecksumType::FullObject)),
     );
-    let (writer, reading) = collecting_writer(1 << 20);
-    let got = client
-        .download(bucket(), key("composite"), writer)
-        .part_size(PART)
-        .single_request_limit(PART)
-        .await
-        .unwrap();
-    assert_eq!(reading.await.unwrap(), bytes);
-    assert_eq!(
-        got.verification,
-        Verification::PerPart {
-            algorithm: ChecksumAlgorithm::Sha256,
-            parts: 5
+    // Where the store lists the parts' checksums (GetObjectAttributes), the parts are read
+    // by range on their boundaries, the first from the opening GET; where it does not, by
+    // number, each answer with its part's checksum.
+    for listed in [true, false] {
+        store.set_quirks(StoreQuirks {
+            no_object_attributes: !listed,
+            ..StoreQuirks::default()
+        });
+        store.clear_requests();
+        let (writer, reading) = collecting_writer(1 << 20);
+        let got = client
+            .download(bucket(), key("composite"), writer)
+            .part_size(PART)
+            .single_request_limit(PART)
+            .await
+            .unwrap();
+        assert_eq!(reading.await.unwrap(), bytes);
+        assert_eq!(
+            got.verification,
+            Verification::PerPart {
+                algorithm: ChecksumAlgorithm::Sha256,
+                parts: 5
+            },
+            "listed: {listed}"
+        );
+        let gets: Vec<_> = store
+            .requests()
+            .into_iter()
+            .filter(|r| r.operation == Op::GetObject)
+            .collect();
+        let by_number = gets
+            .iter()
+            .filter(|r| r.query.contains("partNumber"))
+            .count();
+        let ranged = gets.iter().filter(|r| r.header("range").is_some()).count();
+        let attributes = store
+            .request_counts()
+            .get(&Op::GetObjectAttributes)
+            .copied();
+        if listed {
+            assert_eq!((by_number, ranged, gets.len()), (0, 4, 5), "{gets:?}");
+            assert!(attributes.is_some_and(|n| n >= 1));
+        } else {
+            assert_eq!(
+                by_number, 5,
+                "every part fetched by number, with its checksum"
+            );
         }
-    );
-    let part_gets = store
-        .requests()
-        .into_iter()
-        .filter(|r| r.operation == Op::GetObject && r.query.contains("partNumber"))
-        .count();
-    assert_eq!(
-        part_gets, 5,
-        "every part fetched by number, with its checksum"
-    );
+    }
+    store.set_quirks(StoreQuirks::default());
 
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("full");
