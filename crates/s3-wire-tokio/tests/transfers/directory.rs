@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::fault_store::{FaultKind, FaultPlan, FaultStore, StoreQuirks};
+use crate::fault_store::{FaultKind, FaultPlan, FaultStore, Op, StoreQuirks};
 use crate::helpers::part_limits;
 use crate::support::data;
 use s3_wire_tokio::s3_ops::{BucketName, Provider};
@@ -259,7 +259,7 @@ async fn two_thousand_files_and_three_large_ones_go_up_and_down_through_faults_b
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sync_sends_what_changed_and_deletes_only_what_the_source_lacks_under_its_prefix() {
     // On a store that lists in key order, and on one that does not (as S3 Express One
-    // Zone's directory buckets), whose listing is sorted whole before the merge.
+    // Zone's directory buckets), which is walked directory by directory for the merge.
     let ordered = FaultStore::start_with_min_part_size(PART);
     sync_scenario(&ordered, client(&ordered, 3)).await;
     let unordered = FaultStore::start_with_min_part_size(PART);
@@ -492,4 +492,170 @@ async fn a_cancelled_directory_upload_aborts_its_multipart_uploads_and_keys_neve
     );
     let marker = outcomes.iter().find(|(r, _, _)| r == "folder/").unwrap();
     assert_eq!(marker.1, Action::Skip(SkipReason::DirectoryMarker));
+}
+
+/// `copy_directory` from one bucket to another: small objects by CopyObject and
+/// multipart-sized ones by UploadPartCopy, their metadata kept, a filter applied; then a
+/// bucket-to-bucket sync that copies what changed and deletes what the source lacks under
+/// the destination prefix only; then a copy whose part copies all fail mid-way: those
+/// objects are reported failed, their multipart uploads aborted and nothing of them left at
+/// the destination, the rest copied; the rerun copies only what failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bucket_to_bucket_copies_and_syncs_keep_metadata_apply_filters_and_report_failures() {
+    use s3_wire_tokio::UploadSource;
+    use s3_wire_tokio::s3_ops::ObjectAttributes;
+    use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
+    let store = FaultStore::start_with_min_part_size(PART);
+    let client = client(&store, 3);
+    let (src, dst) = (bucket("src"), bucket("dst"));
+    let mut objects = BTreeMap::new();
+    for (name, size) in [
+        ("a.txt", 10),
+        ("b/c.txt", 3 * 1024),
+        ("big/one.bin", 3 * PART + 17),
+        ("big/two.bin", 5 * PART),
+        ("skip/x.txt", 5),
+    ] {
+        let bytes = data(size, size);
+        client
+            .upload(
+                src.clone(),
+                s3_wire_tokio::key(&format!("data/{name}")).unwrap(),
+                UploadSource::bytes(bytes.clone()),
+            )
+            .attributes(ObjectAttributes::default().metadata("owner", name))
+            .await
+            .unwrap();
+        objects.insert(name, bytes);
+    }
+    store.insert_object("dst", "copy/stale.txt", "stale", None);
+    store.insert_object("dst", "copy-sibling.txt", "stays", None);
+    store.clear_requests();
+    let copy = || {
+        client
+            .copy_directory(src.clone(), "data", dst.clone(), "copy")
+            .filter(|entry| !entry.relative.starts_with("skip/"))
+    };
+    let seen = Seen::default();
+    let output = seen.watch(copy()).await.unwrap();
+    assert!(output.is_success(), "{:?}", output.failures);
+    assert_eq!(output.progress.objects_transferred, 4);
+    for (name, bytes) in objects.iter().filter(|(n, _)| !n.starts_with("skip/")) {
+        let key = format!("copy/{name}");
+        assert_eq!(
+            &store.object("dst", &key).unwrap().data[..],
+            &bytes[..],
+            "{key}"
+        );
+        let head = client
+            .head_object(HeadObject::new(
+                dst.clone(),
+                s3_wire_tokio::key(&key).unwrap(),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(
+            head.metadata.get("owner").map(String::as_str),
+            Some(*name),
+            "{key}"
+        );
+    }
+    assert!(store.object("dst", "copy/skip/x.txt").is_none());
+    let part_copies = store
+        .requests()
+        .iter()
+        .filter(|r| r.operation == Op::UploadPartCopy)
+        .count();
+    assert_eq!(part_copies, 4 + 5, "the two large objects by parts");
+
+    // Sync: one changed, one gone, one new at the source; stale.txt is not under the
+    // source, so the sync deletes it; the sibling outside the prefix stays.
+    client
+        .upload(
+            src.clone(),
+            s3_wire_tokio::key("data/a.txt").unwrap(),
+            UploadSource::bytes("changed, longer"),
+        )
+        .await
+        .unwrap();
+    store.delete_object("src", "data/b/c.txt");
+    store.insert_object("src", "data/new.txt", "new", None);
+    let seen = Seen::default();
+    let synced = seen
+        .watch(copy().compare(Compare::SizeAndTime).delete_extraneous(true))
+        .await
+        .unwrap();
+    assert!(synced.is_success(), "{:?}", synced.failures);
+    assert_eq!(
+        seen.actions(),
+        BTreeMap::from([
+            ("a.txt".to_owned(), Action::Copy),
+            ("b/c.txt".to_owned(), Action::Delete),
+            (
+                "big/one.bin".to_owned(),
+                Action::Skip(SkipReason::Unchanged)
+            ),
+            (
+                "big/two.bin".to_owned(),
+                Action::Skip(SkipReason::Unchanged)
+            ),
+            ("new.txt".to_owned(), Action::Copy),
+            ("stale.txt".to_owned(), Action::Delete),
+        ])
+    );
+    assert_eq!(
+        store.keys("dst"),
+        [
+            "copy-sibling.txt",
+            "copy/a.txt",
+            "copy/big/one.bin",
+            "copy/big/two.bin",
+            "copy/new.txt"
+        ]
+    );
+
+    // Every part copy fails: the large objects fail, the small ones are copied.
+    let target = bucket("dst2");
+    store.set_faults(
+        FaultPlan::new(7, 1.0)
+            .kind(FaultKind::InternalError, 1)
+            .operations([Op::UploadPartCopy]),
+    );
+    let seen = Seen::default();
+    let failed = seen
+        .watch(client.copy_directory(src.clone(), "data", target.clone(), "copy"))
+        .await
+        .unwrap();
+    let mut failures: Vec<String> = failed
+        .failures
+        .iter()
+        .map(|outcome| outcome.relative.clone())
+        .collect();
+    failures.sort();
+    assert_eq!(failures, ["big/one.bin", "big/two.bin"]);
+    assert_eq!(failed.progress.objects_transferred, 3);
+    assert_eq!(
+        store.keys("dst2"),
+        ["copy/a.txt", "copy/new.txt", "copy/skip/x.txt"]
+    );
+    assert_eq!(
+        store.open_uploads(),
+        Vec::new(),
+        "the failed copies were aborted"
+    );
+    // The rerun copies what failed, and only that.
+    store.set_faults(FaultPlan::none());
+    let seen = Seen::default();
+    let rerun = seen
+        .watch(
+            client
+                .copy_directory(src.clone(), "data", target, "copy")
+                .compare(Compare::SizeAndTime),
+        )
+        .await
+        .unwrap();
+    assert!(rerun.is_success(), "{:?}", rerun.failures);
+    assert_eq!(rerun.progress.objects_transferred, 2);
+    assert_eq!(store.keys("dst2").len(), 5);
+    assert_eq!(store.signature_failures(), 0);
 }

@@ -660,6 +660,14 @@ impl FaultStore {
             .unwrap_or_default()
     }
 
+    /// Removes an object directly (as DeleteObject would); true if there was one.
+    pub fn delete_object(&self, bucket: &str, key: &str) -> bool {
+        lock(&self.state)
+            .buckets
+            .get_mut(bucket)
+            .is_some_and(|objects| objects.remove(key).is_some())
+    }
+
     /// Stores a single-part object directly (as PutObject would, with a FULL_OBJECT checksum
     /// of `checksum`'s algorithm if given).
     pub fn insert_object(
