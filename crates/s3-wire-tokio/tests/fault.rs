@@ -1835,3 +1835,102 @@ async fn a_listing_whose_server_ignores_encoding_type_is_asked_again_without_it(
         "{shown}"
     );
 }
+
+/// A `RawRequest` (the escape hatch for operations the library does not model) is retried
+/// after a dropped connection only when declared idempotent: one that is not may have taken
+/// effect, so it fails with the outcome unknown. A refusal that took no effect (503) is
+/// retried either way.
+#[tokio::test]
+async fn a_raw_request_is_retried_after_a_dropped_connection_only_when_idempotent() {
+    use s3_wire_tokio::s3_ops::RawRequest;
+    let raw = |idempotent: bool| {
+        RawRequest::new("PutBucketVersioning", http::Method::PUT)
+            .bucket(s3_wire_tokio::bucket("bucket").unwrap())
+            .query("versioning", None)
+            .body("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>")
+            .content_md5()
+            .idempotent(idempotent)
+    };
+    let server = FaultServer::start([Reply::Reset, Reply::empty()]);
+    let client = client(&server);
+    client.send(raw(true)).await.unwrap();
+    assert_eq!(server.request_count(), 2);
+
+    server.clear_requests();
+    server.push([Reply::Reset]);
+    let error = client.send(raw(false)).await.unwrap_err();
+    assert_eq!(server.request_count(), 1, "not retried: {error:?}");
+    assert!(error.outcome_unknown(), "{error:?}");
+    assert!(matches!(error.kind(), ErrorKind::Transport(_)), "{error:?}");
+
+    server.clear_requests();
+    server.push([Reply::slow_down(), Reply::empty()]);
+    client.send(raw(false)).await.unwrap();
+    assert_eq!(server.request_count(), 2);
+    // Every attempt carried the body and its Content-MD5, signed.
+    let requests = server.requests();
+    assert!(requests.iter().all(|r| r.header("content-md5").is_some()));
+    assert_all_signed(&requests);
+}
+
+/// `ClientBuilder::request_extras` reach every request, signed: custom headers and query
+/// parameters, requester pays; a view adds its own on top (`with_request_extras`) and may
+/// replace a header the operation sets; a header the library owns is refused before
+/// anything is sent.
+#[tokio::test]
+async fn request_extras_are_sent_and_signed_on_every_request() {
+    use s3_wire_tokio::s3_ops::RequestExtras;
+    let server = FaultServer::start_with_fallback([], Reply::empty());
+    let client = builder(&server)
+        .request_extras(
+            RequestExtras::new()
+                .header("x-custom-trace", "t-1")
+                .query("tenant", Some("7"))
+                .request_payer(true),
+        )
+        .build()
+        .unwrap();
+    client
+        .put_object(put("a"), Body::from_bytes(Bytes::from_static(b"hello")))
+        .await
+        .unwrap();
+    client.head_object(head("a")).await.unwrap();
+    let view = client.with_request_extras(
+        RequestExtras::new()
+            .header("x-custom-view", "v")
+            .replace_header("content-type", "text/x-replaced"),
+    );
+    view.put_object(put("b"), Body::from_bytes(Bytes::from_static(b"hi")))
+        .await
+        .unwrap();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert_eq!(request.header("x-custom-trace"), Some("t-1"), "{request:?}");
+        assert_eq!(request.header("x-amz-request-payer"), Some("requester"));
+        assert!(
+            request.uri.query().is_some_and(|q| q.contains("tenant=7")),
+            "{request:?}"
+        );
+        let signed = request.header("authorization").unwrap();
+        assert!(
+            signed.contains("x-amz-request-payer") && signed.contains("x-custom-trace"),
+            "{signed}"
+        );
+        assert!(
+            sigv4::verify_recorded(request, SECRET_KEY).is_ok(),
+            "{request:?}"
+        );
+    }
+    assert_eq!(requests[2].header("x-custom-view"), Some("v"));
+    assert_eq!(requests[2].header("content-type"), Some("text/x-replaced"));
+    assert_eq!(requests[0].header("x-custom-view"), None);
+    // A header the library owns is refused, before any request.
+    let owned = builder(&server)
+        .request_extras(RequestExtras::new().header("authorization", "mine"))
+        .build()
+        .unwrap();
+    let error = owned.head_object(head("a")).await.unwrap_err();
+    assert!(error.to_string().contains("authorization"), "{error}");
+    assert_eq!(server.request_count(), 3);
+}

@@ -197,8 +197,8 @@ fn a_private_ca_is_trusted_with_ca_bundle_and_no_verify_ssl_warns() {
 }
 
 /// The S3 addressing settings the AWS CLI reads from the environment and the profile reach
-/// the wire: the legacy `us-east-1` global endpoint (seen in the `CONNECT` an HTTPS proxy
-/// receives), Multi-Region Access Points turned off (refused before anything is sent, the
+/// the wire: the legacy `us-east-1` global endpoint, FIPS, dual-stack and Transfer
+/// Acceleration (seen in the `CONNECT` an HTTPS proxy receives), Multi-Region Access Points turned off (refused before anything is sent, the
 /// access point given as an `s3://arn:...` URL), S3 Express session auth turned off (no
 /// CreateSession, the caller's keys signed for `s3express`).
 #[test]
@@ -240,6 +240,29 @@ fn addressing_settings_of_the_environment_and_profile_reach_the_wire() {
     // The environment wins over the profile.
     let regional_env = Some(("AWS_S3_US_EAST_1_REGIONAL_ENDPOINT", "regional"));
     assert_eq!(on_aws(regional_env, profile), [regional]);
+    // FIPS, dual-stack and Transfer Acceleration, each from the environment or the profile.
+    let fips = "CONNECT photos.s3-fips.us-east-1.amazonaws.com:443 HTTP/1.1";
+    let dual_stack = "CONNECT photos.s3.dualstack.us-east-1.amazonaws.com:443 HTTP/1.1";
+    let both = "CONNECT photos.s3-fips.dualstack.us-east-1.amazonaws.com:443 HTTP/1.1";
+    let accelerated = "CONNECT photos.s3-accelerate.amazonaws.com:443 HTTP/1.1";
+    assert_eq!(on_aws(Some(("AWS_USE_FIPS_ENDPOINT", "true")), ""), [fips]);
+    assert_eq!(
+        on_aws(None, "[default]\nuse_fips_endpoint = true\n"),
+        [fips]
+    );
+    assert_eq!(
+        on_aws(Some(("AWS_USE_DUALSTACK_ENDPOINT", "true")), ""),
+        [dual_stack]
+    );
+    assert_eq!(
+        on_aws(
+            Some(("AWS_USE_FIPS_ENDPOINT", "true")),
+            "[default]\nuse_dualstack_endpoint = true\n"
+        ),
+        [both]
+    );
+    let accelerate = "[default]\ns3 =\n  use_accelerate_endpoint = true\n";
+    assert_eq!(on_aws(None, accelerate), [accelerated]);
 
     let mrap = "s3://arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap/k";
     for (variable, profile) in [

@@ -253,6 +253,71 @@ impl Gateway {
         self.lock().sessions.clear();
     }
 
+    /// The sessions the gateway holds: (access key id, secret key, token), in no order.
+    pub fn sessions(&self) -> Vec<(String, String, String)> {
+        self.lock()
+            .sessions
+            .iter()
+            .map(|(key, session)| {
+                (
+                    key.clone(),
+                    session.secret.clone(),
+                    format!("token-of-{key}"),
+                )
+            })
+            .collect()
+    }
+
+    /// Sends `method` to `https://{host}{path}` signed with `credentials` (a session's when
+    /// `token` is given, for `s3express`; the caller's own for `s3`), as a client would but
+    /// by hand, so a test can sign with whatever key it likes; returns the status and the
+    /// error code of the answer.
+    pub async fn send_signed(
+        &self,
+        method: Method,
+        host: &str,
+        path: &str,
+        region: &str,
+        (key, secret, token): (&str, &str, Option<&str>),
+    ) -> (u16, Option<String>) {
+        let mut request = http::Request::builder()
+            .method(method)
+            .uri(format!("https://{host}{path}"))
+            .header("host", host);
+        let service = if token.is_some() { "s3express" } else { "s3" };
+        if let Some(token) = token {
+            request = request.header("x-amz-s3session-token", token);
+        }
+        let (mut parts, ()) = request.body(()).expect("request").into_parts();
+        let time = SigningTime::from_system_time(SystemTime::now()).expect("time");
+        Signer::new()
+            .sign_headers(
+                &mut parts,
+                &Credentials::new(key, secret, None),
+                &SigningParams::new(region, service, time, PayloadHash::of(b"")),
+            )
+            .expect("sign");
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .resolve(host, self.addr)
+            .add_root_certificate(
+                reqwest::Certificate::from_der(&self.ca).expect("the gateway's CA"),
+            )
+            .no_proxy()
+            .build()
+            .expect("reqwest client");
+        let request = reqwest::Request::try_from(http::Request::from_parts(parts, Vec::new()))
+            .expect("reqwest request");
+        let answer = client.execute(request).await.expect("an answer");
+        let status = answer.status().as_u16();
+        let body = answer.text().await.unwrap_or_default();
+        let code = body
+            .split_once("<Code>")
+            .and_then(|(_, rest)| rest.split_once("</Code>"))
+            .map(|(code, _)| code.to_owned());
+        (status, code)
+    }
+
     /// The CreateSession calls so far: (bucket, mode).
     pub fn sessions_created(&self) -> Vec<(String, String)> {
         self.lock().created.clone()

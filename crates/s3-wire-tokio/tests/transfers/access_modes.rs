@@ -730,6 +730,105 @@ async fn s3_express_sessions_are_refreshed_before_expiry_and_after_a_refusal() {
     );
 }
 
+/// The gateway's session checks, tried by hand: a request signed with a session's key is
+/// taken, with a wrong secret refused (`SignatureDoesNotMatch`), with a session past its
+/// expiry refused (`ExpiredToken`), so the session tests above prove what they claim.
+#[tokio::test]
+async fn a_wrong_or_expired_session_key_is_refused() {
+    let (gateway, store) = express().await;
+    store.insert_object("express-backing", "k", "data", None);
+    let client = builder(&gateway, REGION).build().unwrap();
+    let get = || GetObject::new(bucket(DIRECTORY).unwrap(), key("k").unwrap());
+    client.get_object(get()).await.unwrap();
+    let (id, secret, token) = gateway.sessions().pop().expect("a session");
+    let send = |secret: String, id: String, token: String| {
+        let gateway = &gateway;
+        async move {
+            gateway
+                .send_signed(
+                    http::Method::GET,
+                    ZONAL,
+                    "/k",
+                    REGION,
+                    (&id, &secret, Some(&token)),
+                )
+                .await
+        }
+    };
+    assert_eq!(
+        send(secret.clone(), id.clone(), token.clone()).await,
+        (200, None)
+    );
+    assert_eq!(
+        send("not-the-secret".into(), id.clone(), token.clone()).await,
+        (403, Some("SignatureDoesNotMatch".to_owned()))
+    );
+    // A session that ran out (a second's lifetime, two seconds ago).
+    gateway.set_session_lifetime(Duration::from_secs(1));
+    gateway.revoke_sessions();
+    let fresh = builder(&gateway, REGION).build().unwrap();
+    fresh.get_object(get()).await.unwrap();
+    let (id, secret, token) = gateway.sessions().pop().expect("a session");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        send(secret, id, token).await,
+        (400, Some("ExpiredToken".to_owned()))
+    );
+}
+
+/// A cold session cache under 100 parts at once: one CreateSession, every part signed with
+/// its session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_session_cache_creates_one_session_for_a_hundred_concurrent_parts() {
+    use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
+    use s3_wire_tokio::s3_ops::ops::upload_part::UploadPart;
+    let (gateway, _store) = express().await;
+    let warm = builder(&gateway, REGION).build().unwrap();
+    let created = warm
+        .create_multipart_upload(CreateMultipartUpload::new(
+            bucket(DIRECTORY).unwrap(),
+            key("many").unwrap(),
+        ))
+        .await
+        .unwrap();
+    let before = gateway.sessions_created().len();
+    gateway.clear_seen();
+    let cold = builder(&gateway, REGION).build().unwrap();
+    let part = support::data(PART, 3);
+    let mut parts = tokio::task::JoinSet::new();
+    for number in 1..=100u32 {
+        let (cold, part, upload_id) = (cold.clone(), part.clone(), created.upload_id.clone());
+        parts.spawn(async move {
+            cold.upload_part(
+                UploadPart::new(
+                    bucket(DIRECTORY).unwrap(),
+                    key("many").unwrap(),
+                    &upload_id,
+                    number,
+                ),
+                part,
+            )
+            .await
+        });
+    }
+    while let Some(part) = parts.join_next().await {
+        part.unwrap().unwrap();
+    }
+    assert_eq!(gateway.sessions_created().len(), before + 1);
+    let seen = gateway.seen();
+    let sessions = seen
+        .iter()
+        .filter(|r| r.target.ends_with("?session"))
+        .count();
+    assert_eq!(sessions, 1, "single flight");
+    let parts: Vec<_> = seen
+        .iter()
+        .filter(|r| r.target.contains("partNumber="))
+        .collect();
+    assert_eq!(parts.len(), 100);
+    assert!(parts.iter().all(|r| r.status == 200), "{parts:?}");
+}
+
 #[tokio::test]
 async fn fips_dual_stack_and_accelerate_hosts_are_used_as_configured() {
     let hosts = [
