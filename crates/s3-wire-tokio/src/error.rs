@@ -177,6 +177,9 @@ pub enum TransportErrorKind {
     /// The server answered with something that is not valid HTTP, or a
     /// redirect this client does not follow.
     Protocol,
+    /// The HTTP proxy refused the tunnel with `407 Proxy Authentication Required`: its
+    /// user and password are missing or wrong. Not retried.
+    ProxyAuthentication,
 }
 
 /// Which time limit was exceeded.
@@ -446,6 +449,11 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Transport(TransportErrorKind::Tls) => {
                 f.write_str("the TLS handshake with the endpoint failed")
             }
+            ErrorKind::Transport(TransportErrorKind::ProxyAuthentication) => f.write_str(
+                "the proxy refused the connection: proxy authentication required (407); give \
+                 its user and password in the proxy URL or with \
+                 ClientBuilder::proxy_credentials",
+            ),
             ErrorKind::Timeout(TimeoutKind::Connect(limit)) => {
                 write!(f, "connecting took longer than {limit:?}")
             }

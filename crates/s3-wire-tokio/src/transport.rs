@@ -495,6 +495,8 @@ pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Err
     let kind =
         if find_cause::<rustls::Error>(&error as &(dyn std::error::Error + 'static)).is_some() {
             ErrorKind::Transport(TransportErrorKind::Tls)
+        } else if is_proxy_authentication_refused(&error) {
+            ErrorKind::Transport(TransportErrorKind::ProxyAuthentication)
         } else if error.is_connect() {
             if is_timeout(&error) {
                 ErrorKind::Timeout(TimeoutKind::Connect(connect_timeout))
@@ -509,6 +511,30 @@ pub(crate) fn map_error(error: reqwest::Error, connect_timeout: Duration) -> Err
             ErrorKind::Transport(TransportErrorKind::ConnectionDropped)
         };
     Error::new(kind).with_source(error)
+}
+
+/// Whether the proxy answered the tunnel's CONNECT with 407. hyper-util's `TunnelError`
+/// is not exported, so its message is what there is to recognise
+/// (`ProxyAuthRequired` displays as "proxy authorization required").
+fn is_proxy_authentication_refused(error: &reqwest::Error) -> bool {
+    fn says_so(error: &(dyn std::error::Error + 'static)) -> bool {
+        let mut next = Some(error);
+        while let Some(cause) = next {
+            if cause.to_string().contains("proxy authorization required") {
+                return true;
+            }
+            if let Some(inner) = cause
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                && says_so(inner)
+            {
+                return true;
+            }
+            next = cause.source();
+        }
+        false
+    }
+    says_so(error)
 }
 
 /// The first error of type `E` in `error`'s source chain, looking inside

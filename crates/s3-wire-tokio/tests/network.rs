@@ -200,12 +200,32 @@ async fn explicit_proxies_with_credentials_tls_and_a_no_proxy_list() {
             .add_root_certificates_pem(ca.pem())
             .retry(support::retry(1))
     };
-    // Without credentials: 407, a clear failure.
+    // Without credentials, or with a wrong password: 407, an error that says what to fix,
+    // not retried, the password nowhere in it.
     let anonymous_proxy = through(Client::builder().proxy(&format!("http://{}", proxy.addr)))
         .build()
         .unwrap();
-    let error = get(&anonymous_proxy).await.unwrap_err();
-    assert!(matches!(error.kind(), ErrorKind::Transport(_)), "{error:?}");
+    let wrong_password = through(
+        Client::builder()
+            .proxy(&format!("http://{}", proxy.addr))
+            .proxy_credentials("proxy-user", "wr0ng-pr0xy-pa55"),
+    )
+    .build()
+    .unwrap();
+    for client in [&anonymous_proxy, &wrong_password] {
+        let error = get(client).await.unwrap_err();
+        assert!(
+            matches!(
+                error.kind(),
+                ErrorKind::Transport(TransportErrorKind::ProxyAuthentication)
+            ),
+            "{error:?}"
+        );
+        assert_eq!(error.attempts(), 1, "{error:?}");
+        let shown = format!("{error} {error:?} {client:?}");
+        assert!(shown.contains("proxy authentication"), "{shown}");
+        assert!(!shown.contains("wr0ng-pr0xy-pa55"), "{shown}");
+    }
     // With them in the URL (percent-encoded) or set apart: through, and never shown.
     let in_url = through(
         Client::builder().proxy(&format!("http://proxy-user:p%40ss%3Aword@{}", proxy.addr)),
@@ -223,8 +243,9 @@ async fn explicit_proxies_with_credentials_tls_and_a_no_proxy_list() {
     );
     assert_eq!(get(&apart.build().unwrap()).await.unwrap(), "tunnelled");
     let requests = proxy.requests();
-    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(requests.len(), 4, "{requests:?}");
     assert_eq!(requests[0].authorization, None);
+    let requests = &requests[1..];
     let expected = format!("Basic {}", support::base64(b"proxy-user:p@ss:word"));
     for request in &requests[1..] {
         assert_eq!(request.target, format!("CONNECT {HOST}:443"));
@@ -277,7 +298,7 @@ async fn explicit_proxies_with_credentials_tls_and_a_no_proxy_list() {
     .build()
     .unwrap();
     assert_eq!(get(&direct).await.unwrap(), "tunnelled");
-    assert_eq!(proxy.requests().len(), 3);
+    assert_eq!(proxy.requests().len(), 4);
 
     for (url, fragment) in [
         (
@@ -324,10 +345,11 @@ async fn client_certificates_for_servers_that_demand_one() {
 
     let error = get(&trusted().build().unwrap()).await.unwrap_err();
     assert!(is_tls_failure(&error), "no client certificate: {error:?}");
-    // RSA (PKCS#1) and EC (SEC1) keys; rcgen's PKCS#8 ones in the other tests' servers.
+    // RSA (PKCS#1), EC (SEC1) and the same EC key in PKCS#8.
     for (certificate, key) in [
         ("rsa-client.pem", "rsa-client.key"),
         ("ec-client.pem", "ec-client.key"),
+        ("ec-client.pem", "ec-client-pkcs8.key"),
     ] {
         let client = trusted()
             .identity_pem(testdata(certificate), testdata(key))
@@ -702,4 +724,173 @@ async fn sts_goes_through_the_clients_proxy_and_trusts_its_bundle() {
             .contains("Credential=ASIASTS1/")
     );
     support::sigv4::verify_recorded(request, "sts-secret").expect("signed with the STS keys");
+}
+
+/// An HTTPS proxy that asks the client for a certificate (mutual TLS to the proxy, as some
+/// corporate proxies do): the client's identity is presented to it as to any server; without
+/// one the proxy's handshake fails.
+#[tokio::test]
+async fn a_proxy_that_demands_a_client_certificate_gets_the_clients() {
+    let ca = TestCa::new("private CA");
+    let origin = private_origin(&ca, std::iter::repeat_n(Reply::ok("through mtls"), 4));
+    let proxy_leaf = ca.issue(&["proxy.corp.test"]);
+    let mut client_roots = rustls::RootCertStore::empty();
+    client_roots
+        .add(rustls::pki_types::pem::PemObject::from_pem_slice(&testdata("ca.pem")).unwrap())
+        .unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(client_roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(proxy_leaf.chain.clone(), proxy_leaf.key.clone_key())
+        .unwrap();
+    let proxy = ConnectProxy::start(
+        origin.addr(),
+        ProxyOptions {
+            tls: Some(config),
+            ..ProxyOptions::default()
+        },
+    );
+    let builder = || {
+        Client::builder()
+            .endpoint(format!("https://{HOST}"))
+            .region("us-east-1")
+            .static_credentials(ACCESS_KEY, SECRET_KEY, None)
+            .add_root_certificates_pem(ca.pem())
+            .proxy(&format!("https://proxy.corp.test:{}", proxy.addr.port()))
+            .resolve("proxy.corp.test", proxy.addr)
+            .retry(support::retry(1))
+    };
+    let error = get(&builder().build().unwrap()).await.unwrap_err();
+    assert!(is_tls_failure(&error), "no client certificate: {error:?}");
+    assert!(
+        proxy.requests().is_empty(),
+        "no CONNECT before the handshake"
+    );
+    let with_identity = builder()
+        .identity_pem(testdata("ec-client.pem"), testdata("ec-client-pkcs8.key"))
+        .build()
+        .unwrap();
+    assert_eq!(get(&with_identity).await.unwrap(), "through mtls");
+    let targets: Vec<String> = proxy.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, [format!("CONNECT {HOST}:443")]);
+}
+
+/// The credential sources and the client's explicit proxy: the SSO portal, an AWS service,
+/// is reached through it (as STS is, above); instance metadata and the container endpoint,
+/// link-local or loopback, never are, even with a proxy that would take them.
+#[tokio::test]
+async fn sso_goes_through_the_proxy_and_metadata_endpoints_never_do() {
+    use support::fault::Recorded;
+    let ca = TestCa::new("private CA");
+    let portal_host = "portal.sso.eu-west-1.amazonaws.com";
+    let portal_leaf = ca.issue(&[portal_host]);
+    let portal = FaultServer::start_tls_with(
+        [Reply::ok(
+            r#"{"roleCredentials": {"accessKeyId": "ASIASSO", "secretAccessKey": "sso-secret",
+                "sessionToken": "sso-token", "expiration": 1893456000000}}"#,
+        )],
+        server_config(&portal_leaf, DEFAULT_VERSIONS, &[b"http/1.1"]),
+    );
+    let proxy = ConnectProxy::start(portal.addr(), ProxyOptions::default());
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".aws/sso/cache")).unwrap();
+    std::fs::write(
+        home.path().join(".aws/config"),
+        "[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\n\
+         sso_role_name = Reader\nregion = eu-west-1\n\
+         [sso-session corp]\nsso_start_url = https://corp.awsapps.com/start\n\
+         sso_region = eu-west-1\n",
+    )
+    .unwrap();
+    let expires = s3_wire_tokio::s3_xml::Timestamp::from_system_time(
+        std::time::SystemTime::now() + Duration::from_secs(3600),
+    )
+    .unwrap();
+    // The cache file of session `corp`: the SHA-1 of its name.
+    std::fs::write(
+        home.path()
+            .join(".aws/sso/cache/ee0bfd2552fbd840c02cc48b6e823320543c450f.json"),
+        format!(
+            r#"{{"startUrl": "https://corp.awsapps.com/start", "region": "eu-west-1",
+                "accessToken": "cached-token", "expiresAt": "{expires}"}}"#
+        ),
+    )
+    .unwrap();
+    let origin = private_origin(&ca, std::iter::repeat_n(Reply::ok("signed"), 4));
+    let base = MapEnv::new()
+        .with_home(home.path())
+        .with_var(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            home.path().join("none").to_str().unwrap(),
+        )
+        .with_var("AWS_REGION", "eu-west-1");
+    let client_with = |env: MapEnv, proxy: &ConnectProxy| {
+        ClientBuilder::from_env_with(Arc::new(env))
+            .endpoint(format!("https://{HOST}"))
+            .resolve(HOST, origin.addr())
+            .add_root_certificates_pem(ca.pem())
+            .proxy(&format!("http://{}", proxy.addr))
+            .no_proxy(HOST)
+            .build()
+            .unwrap()
+    };
+    let signed_with =
+        |request: &Recorded, secret: &str| support::sigv4::verify_recorded(request, secret).is_ok();
+    let sso = client_with(
+        base.clone()
+            .with_var("AWS_PROFILE", "dev")
+            .with_var("AWS_EC2_METADATA_DISABLED", "true"),
+        &proxy,
+    );
+    assert_eq!(get(&sso).await.unwrap(), "signed");
+    let targets: Vec<String> = proxy.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, [format!("CONNECT {portal_host}:443")]);
+    assert!(signed_with(&origin.requests()[0], "sso-secret"));
+
+    // The container endpoint (loopback) and instance metadata: straight, with a proxy set.
+    let container = FaultServer::start([Reply::ok(
+        r#"{"AccessKeyId": "ASIACONTAINER", "SecretAccessKey": "container-secret",
+            "Token": "container-token", "Expiration": "2099-01-01T00:00:00Z"}"#,
+    )]);
+    let untouched = ConnectProxy::start(container.addr(), ProxyOptions::default());
+    let in_container = client_with(
+        base.clone()
+            .with_var(
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                format!("{}/credentials", container.endpoint()),
+            )
+            .with_var("AWS_EC2_METADATA_DISABLED", "true"),
+        &untouched,
+    );
+    assert_eq!(get(&in_container).await.unwrap(), "signed");
+    assert_eq!(container.request_count(), 1);
+    assert!(signed_with(&origin.requests()[1], "container-secret"));
+    let imds = FaultServer::start([
+        Reply::ok("imds-token"),
+        Reply::ok("reader-role"),
+        Reply::ok(
+            r#"{"Code": "Success", "AccessKeyId": "ASIAIMDS", "SecretAccessKey": "imds-secret",
+                "Token": "imds-token-2", "Expiration": "2099-01-01T00:00:00Z"}"#,
+        ),
+    ]);
+    let on_ec2 = client_with(
+        base.with_var("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.endpoint()),
+        &untouched,
+    );
+    assert_eq!(get(&on_ec2).await.unwrap(), "signed");
+    assert_eq!(imds.request_count(), 3, "{:?}", imds.requests());
+    assert!(signed_with(&origin.requests()[2], "imds-secret"));
+    assert!(
+        untouched.requests().is_empty(),
+        "metadata went through the proxy: {:?}",
+        untouched.requests()
+    );
 }

@@ -35,7 +35,9 @@
 //!   credentials failure with a source), `GetObjectResponse` / `ObjectBody` of an SSE-C GET,
 //!   the credentials module (`MapEnv`, `EnvironmentProvider`, `ProfileProvider`,
 //!   `DefaultChain` after loading, `ProfileSet`, `Section`/`Profile`, `SharedConfig`,
-//!   `credentials::Error`), and the `tracing` / `log` output of all the client calls (the
+//!   `credentials::Error`), a client whose explicit proxy (password in its URL, or set
+//!   apart) refuses the tunnel with 407 (its builder, the client, the error), and the
+//!   `tracing` / `log` output of all the client calls (the
 //!   client emits none of its own; its dependencies' events are captured).
 
 // Only the capture writer of the shared support (the rest is other suites' servers).
@@ -79,6 +81,8 @@ const SECRET_KEY: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYzSECRETzKEYq9";
 const SESSION_TOKEN: &str = "IQoJb3JpZ2luX2VjEAcaCXVz/TOKENzz+Zm9vYmFyYmF6cXV4=";
 /// An SSE-KMS encryption context's JSON (it travels base64-encoded).
 const KMS_CONTEXT_JSON: &str = r#"{"case":"KMSCONTEXTREDACTIONCASE7"}"#;
+/// The password of an explicit proxy (with characters a URL must percent-encode).
+const PROXY_PASSWORD: &str = "Pr0xyPa55@REDACTION:case/9";
 
 fn kms_context() -> ServerSideEncryption {
     ServerSideEncryption::Kms {
@@ -191,6 +195,15 @@ impl Secrets {
             ("SSE-C key, spaced hex", spaced_hex(&key)),
             ("SSE-C key, Debug bytes", format!("{key:?}")),
             ("KMS context, JSON", KMS_CONTEXT_JSON.to_owned()),
+            ("proxy password", PROXY_PASSWORD.to_owned()),
+            (
+                "proxy password, percent-encoded",
+                s3_sigv4::uri_encode(PROXY_PASSWORD, true),
+            ),
+            (
+                "proxy credentials, Basic",
+                s3_sigv4::base64_encode(format!("proxy-user:{PROXY_PASSWORD}").as_bytes()),
+            ),
             (
                 "KMS context, base64",
                 s3_sigv4::base64_encode(KMS_CONTEXT_JSON.as_bytes()),
@@ -989,6 +1002,79 @@ async fn the_client_its_errors_and_its_logs_never_show_a_secret() {
     let refused = s3_wire_tokio::credentials::documents::parse_process_output(malformed.as_bytes())
         .unwrap_err();
     secrets.error("DocumentError", &refused);
+
+    // An explicit proxy that refuses the tunnel (407): its password, in the proxy URL or
+    // set apart, is in no builder, client, error or log output (only in the
+    // Proxy-Authorization header the proxy receives).
+    let proxy = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy_port = proxy.local_addr().unwrap().port();
+    let proxy_heads = Arc::new(Mutex::new(String::new()));
+    let heads = proxy_heads.clone();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        while let Ok((mut socket, _)) = proxy.accept().await {
+            let heads = heads.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && socket.read_exact(&mut byte).await.is_ok() {
+                    head.push(byte[0]);
+                }
+                heads
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&head));
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 407 Proxy Authentication Required\r\n\
+                          proxy-authenticate: Basic realm=\"corp\"\r\ncontent-length: 0\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    let proxied = || {
+        Client::builder()
+            .endpoint("https://s3.private.test")
+            .region("us-east-1")
+            .static_credentials(ACCESS_KEY, SECRET_KEY, Some(SESSION_TOKEN.to_owned()))
+            .retry(s3_wire_tokio::RetryConfig::default().with_max_attempts(1))
+    };
+    let encoded = s3_sigv4::uri_encode(PROXY_PASSWORD, true);
+    for builder in [
+        proxied().proxy(&format!(
+            "http://proxy-user:{encoded}@127.0.0.1:{proxy_port}"
+        )),
+        proxied()
+            .proxy(&format!("http://127.0.0.1:{proxy_port}"))
+            .proxy_credentials("proxy-user", PROXY_PASSWORD),
+    ] {
+        secrets.debug("ClientBuilder (proxy with a password)", &builder);
+        let proxied = builder.build().unwrap();
+        secrets.debug("Client (proxy with a password)", &proxied);
+        let error = proxied
+            .head_object(HeadObject::new(
+                bucket.clone(),
+                ObjectKey::new("through-proxy").unwrap(),
+            ))
+            .await
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("proxy authentication"),
+            "{error}"
+        );
+        secrets.error("Error (407 from the proxy)", &error);
+    }
+    let expected = format!(
+        "proxy-authorization: Basic {}",
+        secrets.form("proxy credentials, Basic")
+    );
+    let heads = proxy_heads.lock().unwrap().to_ascii_lowercase();
+    assert_eq!(
+        heads.matches(&expected.to_ascii_lowercase()).count(),
+        2,
+        "{heads}"
+    );
 
     drop(client);
     drop(failing);
