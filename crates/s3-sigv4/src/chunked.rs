@@ -280,13 +280,17 @@ impl ChunkedLayout {
 }
 
 /// Trailer names are checksum headers: lowercase, so the canonical trailer
-/// (`name:value`) uses the name as given.
+/// (`name:value`) uses the name as given; never the signature line's own name.
 fn trailer_header_name(name: &str) -> Result<HeaderName, Error> {
     if name.bytes().any(|b| b.is_ascii_uppercase()) {
         return Err(InvalidHeader::InvalidName {
             name: name.to_owned(),
         }
         .into());
+    }
+    // The encoder writes that line itself (the trailer's signature).
+    if name.as_bytes() == &TRAILER_SIGNATURE_NAME[..TRAILER_SIGNATURE_NAME.len() - 1] {
+        return Err(InvalidHeader::ReservedTrailerName.into());
     }
     Ok(checked_name(name)?)
 }

@@ -42,6 +42,9 @@ pub enum InvalidHeader {
         /// The rejected name, lossily converted for display.
         name: String,
     },
+    /// A trailer named `x-amz-trailer-signature`: that line is the trailer's signature,
+    /// written by the encoder; a second one would make the body undecodable.
+    ReservedTrailerName,
 }
 
 /// Why a URI was rejected.
@@ -183,6 +186,10 @@ impl fmt::Display for InvalidHeader {
             Self::InvalidName { name } => {
                 write!(f, "`{name}` is not a valid ASCII header name")
             }
+            Self::ReservedTrailerName => f.write_str(
+                "`x-amz-trailer-signature` cannot name a trailer: it is the line that signs \
+                 the trailers",
+            ),
         }
     }
 }

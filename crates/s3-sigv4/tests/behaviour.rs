@@ -273,6 +273,16 @@ fn typed_errors_for_bad_input() {
             name: "x-amz-checksum-é".into()
         }))
     );
+    // The signature line's own name names no trailer (the body would hold it twice).
+    for layout in [
+        ChunkedLayout::signed_with_trailer(10, 8192, "x-amz-trailer-signature", 8),
+        ChunkedLayout::unsigned_with_trailer(10, 8192, "x-amz-trailer-signature", 8),
+    ] {
+        assert_eq!(
+            layout,
+            Err(Error::InvalidHeader(InvalidHeader::ReservedTrailerName))
+        );
+    }
     assert_eq!(
         ChunkedLayout::signed(10, 1024),
         Err(Error::Streaming(StreamingError::ChunkSizeTooSmall {
