@@ -64,6 +64,18 @@ pub fn client(
     secret_key: &str,
     ca_pem: Option<Vec<u8>>,
 ) -> Result<Client, String> {
+    client_builder(endpoint, access_key, secret_key, ca_pem)?
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// The builder of [`client`], for a caller that sets more.
+pub fn client_builder(
+    endpoint: &str,
+    access_key: &str,
+    secret_key: &str,
+    ca_pem: Option<Vec<u8>>,
+) -> Result<s3_wire_tokio::ClientBuilder, String> {
     let signing = match std::env::var(PAYLOAD_SIGNING_VAR).as_deref() {
         Err(_) | Ok("signed") => PayloadSigning::Signed,
         Ok("unsigned-with-checksum") => PayloadSigning::UnsignedWithChecksum,
@@ -96,7 +108,7 @@ pub fn client(
         Ok("count") => builder = builder.request_hook(CountAttempts::default()),
         Ok(other) => return Err(format!("{REQUEST_HOOK_VAR}={other}: expected count")),
     }
-    builder.build().map_err(|e| e.to_string())
+    Ok(builder)
 }
 
 /// The variable that gives s3-wire's clients of a run a request hook (`count`: one that

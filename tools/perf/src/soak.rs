@@ -11,8 +11,16 @@
 //!
 //! ```text
 //! perf soak [--ops 100000] [--servers null,local-s3] [--concurrency 16]
-//!     [--fault-share 0.3] [--sample-ms 2000] [--out measurements] [--name soak-<date>]
+//!     [--fault-share 0.3] [--sample-ms 2000] [--idle-secs 5] [--out measurements]
+//!     [--name soak-<date>]
 //! ```
+//!
+//! The run fails (exit 1, after writing its report) when a metric grows past its bound
+//! ([`BOUNDS`]) after the warm-up: its least-squares slope per 10,000 operations, or its
+//! last sample (taken after a pause longer than the pool's idle timeout, when idle
+//! connections are gone) against the mid-run plateau; and when the run was shorter than
+//! twice the pool's idle timeout, too short for an idle connection that is never closed to
+//! show.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -75,6 +83,10 @@ struct Options {
     concurrency: usize,
     fault_share: f64,
     sample_ms: u64,
+    /// The pool idle timeout of the child's clients: the run must last twice as long, and
+    /// the last sample follows a pause longer than it, so an idle connection that is never
+    /// closed shows as a leak.
+    idle_secs: u64,
     out: PathBuf,
     name: String,
 }
@@ -107,6 +119,7 @@ fn options(args: &[String]) -> Result<Options, String> {
             .get("fault-share")
             .map_or(Ok(0.3), |v| v.parse().map_err(|_| "bad --fault-share"))?,
         sample_ms: number("sample-ms", 2000)?,
+        idle_secs: number("idle-secs", 5)?.max(1),
         out: PathBuf::from(flags.get("out").map_or("measurements", String::as_str)),
         name: flags
             .get("name")
@@ -119,6 +132,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         "concurrency",
         "fault-share",
         "sample-ms",
+        "idle-secs",
         "out",
         "name",
     ];
@@ -177,7 +191,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     std::fs::write(&md_path, &md).map_err(|e| e.to_string())?;
     println!("{md}");
     eprintln!("wrote {} and {}", jsonl_path.display(), md_path.display());
-    Ok(())
+    let failures: Vec<String> = results
+        .iter()
+        .flat_map(|(server, result)| {
+            verdicts(&result.lines, &options)
+                .into_iter()
+                .filter(|v| !v.within)
+                .map(move |v| format!("{server}: {}", v.text))
+        })
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("soak bounds exceeded:\n{}", failures.join("\n")))
+    }
 }
 
 /// What one server's soak produced: the child's lines and the faults the proxy injected.
@@ -222,6 +249,7 @@ fn soak_server(
         .args(["--fault-from", &fault_from.to_string()])
         .args(["--fault-to", &(fault_from + fault_ops).to_string()])
         .args(["--sample-ms", &options.sample_ms.to_string()])
+        .args(["--idle-secs", &options.idle_secs.to_string()])
         .args(["--scratch", &child_scratch.to_string_lossy()])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -419,17 +447,22 @@ pub fn child(args: &[String]) -> Result<(), String> {
         concurrency: number("concurrency")?.max(1),
         faults: number("fault-from")?..number("fault-to")?,
         sample: Duration::from_millis(number("sample-ms")? as u64),
+        idle: Duration::from_secs(number("idle-secs")? as u64),
         scratch: PathBuf::from(get("scratch")?),
     };
     let (access, secret) = (get("access-key")?, get("secret-key")?);
     // The soak servers are plain HTTP (its fault proxy forwards plain HTTP).
-    let direct = servers::client(&get("endpoint")?, &access, &secret, None)?;
+    let direct = servers::client_builder(&get("endpoint")?, &access, &secret, None)?
+        .pool_idle_timeout(plan.idle)
+        .build()
+        .map_err(|e| e.to_string())?;
     let through_proxy = Client::builder()
         .endpoint(get("proxy")?)
         .region("us-east-1")
         .static_credentials(&access, &secret, None)
         .proxy_from_env(false)
         .stall_timeout(Duration::from_secs(2))
+        .pool_idle_timeout(plan.idle)
         .build()
         .map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -446,6 +479,8 @@ struct ChildPlan {
     /// Operation indices that go through the fault proxy.
     faults: std::ops::Range<usize>,
     sample: Duration,
+    /// The clients' pool idle timeout.
+    idle: Duration,
     scratch: PathBuf,
 }
 
@@ -505,9 +540,11 @@ async fn soak_child(plan: ChildPlan, direct: Client, through_proxy: Client) -> R
     while let Some(joined) = workers.join_next().await {
         joined.map_err(|e| e.to_string())?;
     }
-    // Let the pool's idle connections and the transfers' background tasks settle, then one
-    // last sample.
-    tokio::time::sleep(plan.sample).await;
+    let secs = started.elapsed().as_secs_f64();
+    // Twice the pool's idle timeout (its reaper runs once per timeout, so an idle
+    // connection goes within two) and a sample's length: idle connections are closed and the
+    // transfers' background tasks done; then one last sample.
+    tokio::time::sleep(2 * plan.idle + plan.sample.max(Duration::from_secs(1))).await;
     sampler.abort();
     println!("{}", sample(started, done.load(Ordering::Relaxed)));
     let outcomes = outcomes.lock().unwrap().clone();
@@ -516,7 +553,7 @@ async fn soak_child(plan: ChildPlan, direct: Client, through_proxy: Client) -> R
         json!({
             "summary": true,
             "ops": done.load(Ordering::Relaxed),
-            "secs": started.elapsed().as_secs_f64(),
+            "secs": secs,
             "outcomes": outcomes,
             "through_proxy": plan.faults.len(),
         })
@@ -687,6 +724,99 @@ const METRICS: [(&str, &str); 5] = [
     ("tasks", "live Tokio tasks"),
 ];
 
+/// How far each metric may grow after the warm-up: its least-squares slope per 10,000
+/// operations (judged on runs of at least [`SLOPE_RUN`] operations: on a shorter one the
+/// warm-up and the fault window are most of it), and its last sample over the mid-run
+/// plateau (the mean of the first half after the warm-up). The null server's run of
+/// 2026-12-02 (60 s idle timeout, its last sample 2 s after the end) grew sockets +4 per
+/// 10,000 operations, all idle connections of the proxied client; with the idle timeout
+/// passed before the last sample a pool returns to its plateau. A leak of one connection per
+/// 2,500 operations, or of 200 bytes per operation, exceeds these.
+const BOUNDS: [(&str, f64, f64); 5] = [
+    // (metric, slope per 10,000 operations, end over the plateau)
+    ("rss_kib", 2048.0, 32_768.0),
+    ("fds", 4.0, 8.0),
+    ("sockets", 4.0, 8.0),
+    ("threads", 1.0, 4.0),
+    ("tasks", 8.0, 16.0),
+];
+
+/// The shortest run whose slopes are judged.
+const SLOPE_RUN: usize = 50_000;
+
+/// One metric's check: within its bounds or not, and how it reads.
+struct Verdict {
+    within: bool,
+    text: String,
+}
+
+/// The checks of one server's run: every metric against [`BOUNDS`], and the run's length
+/// against twice the idle timeout.
+fn verdicts(lines: &[Value], options: &Options) -> Vec<Verdict> {
+    let samples: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["sample"].as_bool() == Some(true))
+        .collect();
+    let secs = lines
+        .iter()
+        .find(|l| l["summary"].as_bool() == Some(true))
+        .and_then(|l| l["secs"].as_f64())
+        .unwrap_or(0.0);
+    let long_enough = secs >= 2.0 * options.idle_secs as f64;
+    let mut verdicts = vec![Verdict {
+        within: long_enough,
+        text: format!(
+            "run length {secs:.0} s against twice the pool's idle timeout, {} s{}",
+            2 * options.idle_secs,
+            if long_enough {
+                ""
+            } else {
+                ": too short to show an idle connection that is never closed (raise --ops)"
+            }
+        ),
+    }];
+    let warm = options.ops as f64 / 10.0;
+    for (metric, max_slope, max_growth) in BOUNDS {
+        let points: Vec<(f64, f64)> = samples
+            .iter()
+            .filter(|s| s["ops"].as_f64().unwrap_or(0.0) >= warm)
+            .map(|s| {
+                (
+                    s["ops"].as_f64().unwrap_or(0.0) / 10_000.0,
+                    s[metric].as_f64().unwrap_or(0.0),
+                )
+            })
+            .collect();
+        let (Some(&(_, end)), true) = (points.last(), points.len() >= 2) else {
+            verdicts.push(Verdict {
+                within: false,
+                text: format!("{metric}: fewer than two samples after the warm-up"),
+            });
+            continue;
+        };
+        let half = &points[..points.len() / 2];
+        let plateau = half.iter().map(|p| p.1).sum::<f64>() / half.len().max(1) as f64;
+        // The last sample is taken after the run: the slope is the run's.
+        let slope = slope(&points[..points.len() - 1]);
+        let judged = options.ops >= SLOPE_RUN;
+        let within = (!judged || slope <= max_slope) && end - plateau <= max_growth;
+        let slope_text = if judged {
+            format!("slope {slope:+.2} per 10,000 ops (bound {max_slope})")
+        } else {
+            format!("slope {slope:+.2} per 10,000 ops (not judged below {SLOPE_RUN} ops)")
+        };
+        verdicts.push(Verdict {
+            within,
+            text: format!(
+                "{metric}: {slope_text}, end {end:.0} against the plateau {plateau:.0} \
+                 (bound +{max_growth}){}",
+                if within { "" } else { ": EXCEEDED" }
+            ),
+        });
+    }
+    verdicts
+}
+
 /// The least-squares slope of `points` (x, y).
 fn slope(points: &[(f64, f64)]) -> f64 {
     let n = points.len() as f64;
@@ -752,16 +882,17 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
          managed download 24 MiB to a file on tmpfs (three ranges). The middle {:.0} % of the \
          operations go through a TCP proxy that refuses or cuts half of its connections \
          (after up to 256 KiB of answers). A sample every {} ms, and one after the last \
-         operation and a pause of the same length. After the first tenth of the operations \
-         (the warm-up: pools and buffers filling) the samples are split in two halves by \
-         time, each half's mean given, and the slope is least squares over all of them, \
-         per 10,000 operations. The operations through the proxy use a second client, whose \
-         idle connections stay until the pool's idle timeout (60 s).",
+         operation and a pause longer than the pool's idle timeout ({} s, both clients: the \
+         operations through the proxy use a second one). After the first tenth of the \
+         operations (the warm-up: pools and buffers filling) the samples are split in two \
+         halves by time, each half's mean given, and the slope is least squares over the \
+         run's samples, per 10,000 operations.",
         options.ops,
         options.concurrency,
         mix.join(", "),
         options.fault_share * 100.0,
         options.sample_ms,
+        options.idle_secs,
     ));
     for (server, result) in results {
         let samples: Vec<&Value> = result
@@ -829,6 +960,23 @@ fn report(meta: &Value, results: &[(String, SoakResult)], options: &Options) -> 
                 slope(&points)
             ));
         }
+        line(String::new());
+        line(
+            "Bounds (`BOUNDS` in `tools/perf/src/soak.rs`; the run fails when one is exceeded):"
+                .into(),
+        );
+        line(String::new());
+        for verdict in verdicts(&result.lines, options) {
+            line(format!(
+                "- {} {}",
+                if verdict.within {
+                    "within:"
+                } else {
+                    "**EXCEEDED:**"
+                },
+                verdict.text
+            ));
+        }
         if let Some(summary) = summary {
             line(String::new());
             line("| outcome | count |".into());
@@ -856,6 +1004,59 @@ mod tests {
         let flat: Vec<(f64, f64)> = (0..10).map(|x| (f64::from(x), 7.0)).collect();
         assert_eq!(slope(&flat), 0.0);
         assert_eq!(slope(&[(1.0, 1.0)]), 0.0);
+    }
+
+    fn run(samples: &[(f64, f64)], secs: f64) -> Vec<Value> {
+        let mut lines: Vec<Value> = samples
+            .iter()
+            .map(|&(ops, sockets)| {
+                json!({"sample": true, "ops": ops, "sockets": sockets, "rss_kib": 50_000,
+                       "fds": sockets + 10.0, "threads": 12, "tasks": 40})
+            })
+            .collect();
+        lines.push(json!({"summary": true, "secs": secs}));
+        lines
+    }
+
+    fn options() -> Options {
+        super::options(&[
+            "--ops".into(),
+            "100000".into(),
+            "--idle-secs".into(),
+            "10".into(),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_plateau_is_within_bounds_and_a_leak_or_a_short_run_is_not() {
+        let ops = |i: u32| f64::from(i) * 5_000.0;
+        // A pool at its plateau, idle connections gone at the end.
+        let plateau: Vec<(f64, f64)> = (0..21)
+            .map(|i| (ops(i), if i == 20 { 20.0 } else { 40.0 }))
+            .collect();
+        let fine = verdicts(&run(&plateau, 60.0), &options());
+        assert!(
+            fine.iter().all(|v| v.within),
+            "{:?}",
+            fine.iter().map(|v| &v.text).collect::<Vec<_>>()
+        );
+        // One connection never closed per 2,000 operations.
+        let leak: Vec<(f64, f64)> = (0..21).map(|i| (ops(i), 40.0 + ops(i) / 2_000.0)).collect();
+        let leaked = verdicts(&run(&leak, 60.0), &options());
+        assert!(
+            leaked
+                .iter()
+                .any(|v| !v.within && v.text.starts_with("sockets"))
+        );
+        assert!(
+            leaked
+                .iter()
+                .any(|v| !v.within && v.text.starts_with("fds"))
+        );
+        // A run shorter than twice the idle timeout proves nothing about idle connections.
+        let short = verdicts(&run(&plateau, 15.0), &options());
+        assert!(!short[0].within, "{}", short[0].text);
     }
 
     #[test]
