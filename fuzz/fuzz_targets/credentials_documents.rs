@@ -8,5 +8,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    s3_wire_tokio::fuzzing::credential_documents_arbitrary(data);
+    s3_wire_credentials::fuzzing::credential_documents_arbitrary(data);
 });

@@ -7,5 +7,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    s3_wire_tokio::fuzzing::profile_files_arbitrary(data);
+    s3_wire_credentials::fuzzing::profile_files_arbitrary(data);
 });

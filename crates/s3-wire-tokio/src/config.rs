@@ -814,7 +814,7 @@ impl ClientBuilder {
         }
         let identity = self
             .identity
-            .map(|(chain, key)| crate::tls::identity(&chain, &key))
+            .map(|(chain, key)| s3_wire_credentials::tls::identity(&chain, &key))
             .transpose()?;
         let tls = Arc::new(crate::transport::TlsSettings {
             extra_roots: roots
@@ -832,10 +832,7 @@ impl ClientBuilder {
         };
         if let Some(provider) = &credentials {
             // STS, SSO and the container endpoint go through the same proxy and trust.
-            provider.use_http_settings(&HttpSettings {
-                tls: tls.clone(),
-                proxy: proxy.clone(),
-            });
+            provider.use_http_settings(&HttpSettings::new(tls.clone(), proxy.clone()));
         }
         let transport = match self.http_client {
             Some(client) => {
@@ -940,9 +937,11 @@ fn read_roots(
 ) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, Error> {
     match source {
         RootSource::Der(der) => Ok(vec![rustls::pki_types::CertificateDer::from(der.clone())]),
-        RootSource::Pem(pem) => {
-            crate::tls::certificates(pem, "the PEM bundle given to add_root_certificates_pem")
-        }
+        RootSource::Pem(pem) => s3_wire_credentials::tls::certificates(
+            pem,
+            "the PEM bundle given to add_root_certificates_pem",
+        )
+        .map_err(Error::from),
         RootSource::File(path, setting) => {
             let origin = match setting {
                 Some(setting) => format!("the CA bundle {} (from {setting})", path.display()),
@@ -950,7 +949,7 @@ fn read_roots(
             };
             let pem = std::fs::read(path)
                 .map_err(|e| Error::config(format!("{origin} cannot be read: {e}")))?;
-            crate::tls::certificates(&pem, &origin)
+            s3_wire_credentials::tls::certificates(&pem, &origin).map_err(Error::from)
         }
     }
 }

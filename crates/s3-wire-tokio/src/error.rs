@@ -418,6 +418,17 @@ impl Error {
     }
 }
 
+impl From<s3_wire_credentials::transport::BuildError> for Error {
+    fn from(error: s3_wire_credentials::transport::BuildError) -> Self {
+        let message = error.message().to_owned();
+        match std::error::Error::source(&error) {
+            // The transport's own cause (reqwest's) stays the source.
+            Some(_) => Error::config(message).with_source(error),
+            None => Error::config(message),
+        }
+    }
+}
+
 impl From<s3_ops::Error> for Error {
     fn from(error: s3_ops::Error) -> Self {
         match error {

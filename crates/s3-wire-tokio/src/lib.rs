@@ -163,8 +163,10 @@ mod body;
 mod chunked;
 mod client;
 mod config;
-pub mod credentials;
+/// Credentials, region and endpoint settings: s3-wire-credentials, re-exported.
+pub use s3_wire_credentials as credentials;
 mod error;
+mod express;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 mod hooks;
@@ -175,7 +177,6 @@ mod paginate;
 mod retry;
 mod sign;
 mod stall;
-mod tls;
 mod trace;
 pub mod transfer;
 mod transport;

@@ -79,7 +79,7 @@ fn assert_all_signed(requests: &[Recorded]) -> Vec<sigv4::Signed> {
         .iter()
         .enumerate()
         .map(|(index, request)| {
-            sigv4::verify_recorded(request, SECRET_KEY)
+            support::fault::verify_recorded(request, SECRET_KEY)
                 .unwrap_or_else(|err| panic!("attempt {index}: {err}"))
         })
         .collect()
@@ -264,7 +264,7 @@ async fn a_file_body_is_reread_on_retry() {
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     for (index, request) in requests.iter().enumerate() {
-        let seed = sigv4::verify_recorded(request, SECRET_KEY)
+        let seed = support::fault::verify_recorded(request, SECRET_KEY)
             .unwrap_or_else(|err| panic!("attempt {index}: {err}"));
         assert_eq!(
             received_payload(request, &seed),
@@ -381,7 +381,7 @@ async fn a_one_shot_stream_is_not_retried_once_sent() {
         "the consumed stream must not be sent again"
     );
     // What was sent is the whole stream, correctly framed and signed.
-    let seed = sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    let seed = support::fault::verify_recorded(&requests[0], SECRET_KEY).unwrap();
     assert_eq!(received_payload(&requests[0], &seed), data);
 }
 
@@ -566,7 +566,8 @@ async fn assert_keys_arrive_verbatim(keys: &[&str]) {
             "sent as {}",
             request.uri
         );
-        sigv4::verify_recorded(request, SECRET_KEY).unwrap_or_else(|err| panic!("{key:?}: {err}"));
+        support::fault::verify_recorded(request, SECRET_KEY)
+            .unwrap_or_else(|err| panic!("{key:?}: {err}"));
     }
 }
 
@@ -1170,7 +1171,7 @@ async fn upload_checksums_match_an_independent_crc32_for_every_body_kind() {
         .unwrap();
 
     for (kind, request) in ["bytes", "file", "stream"].iter().zip(server.requests()) {
-        let seed = sigv4::verify_recorded(&request, SECRET_KEY)
+        let seed = support::fault::verify_recorded(&request, SECRET_KEY)
             .unwrap_or_else(|err| panic!("{kind}: {err}"));
         assert_eq!(received_payload(&request, &seed), data, "{kind}");
         // Sent either as a header or as an aws-chunked trailer.
@@ -1449,7 +1450,7 @@ async fn region_and_endpoint_come_from_the_environment_and_requests_are_signed_f
     assert_eq!(client.region(), "eu-north-1");
     client.get_object(get("k")).await.unwrap();
     let requests = server.requests();
-    let signed = sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    let signed = support::fault::verify_recorded(&requests[0], SECRET_KEY).unwrap();
     assert_eq!(signed.region, "eu-north-1");
     assert_eq!(
         requests[0].header("x-amz-security-token"),
@@ -1572,7 +1573,7 @@ async fn each_attempt_asks_the_provider_and_signs_with_what_it_returns() {
             authorization.contains(&format!("Credential=AKIDROTATING{call}/")),
             "{authorization}"
         );
-        sigv4::verify_recorded(request, &format!("{SECRET_KEY}-{call}")).unwrap();
+        support::fault::verify_recorded(request, &format!("{SECRET_KEY}-{call}")).unwrap();
     }
 }
 
@@ -1918,7 +1919,7 @@ async fn request_extras_are_sent_and_signed_on_every_request() {
             "{signed}"
         );
         assert!(
-            sigv4::verify_recorded(request, SECRET_KEY).is_ok(),
+            support::fault::verify_recorded(request, SECRET_KEY).is_ok(),
             "{request:?}"
         );
     }

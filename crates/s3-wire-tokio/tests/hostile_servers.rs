@@ -20,7 +20,6 @@ use s3_wire_tokio::s3_ops::ops::head_object::HeadObject;
 use s3_wire_tokio::s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_wire_tokio::{Client, ClientBuilder, Error, ErrorKind, TimeoutKind, TransportErrorKind};
 use support::fault::{FaultServer, Recorded, Reply};
-use support::sigv4;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -610,8 +609,8 @@ async fn an_aws_region_redirect_loop_is_followed_once_re_signed_and_never_to_its
     // The hop goes to the region's own host, never to the Location, and is signed anew:
     // nothing signed for the first host travels with it.
     assert_eq!(host(&requests[1]), "bucket.s3.us-west-2.amazonaws.com");
-    let first = sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
-    let second = sigv4::verify_recorded(&requests[1], SECRET_KEY).unwrap();
+    let first = support::fault::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    let second = support::fault::verify_recorded(&requests[1], SECRET_KEY).unwrap();
     assert_eq!(second.region, "us-west-2");
     assert_ne!(first.signature, second.signature);
     for (name, value) in &requests[1].headers {

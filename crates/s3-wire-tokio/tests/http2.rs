@@ -63,7 +63,7 @@ fn verify_h2(request: &Recorded) -> sigv4::Signed {
             .headers
             .insert("host", http::HeaderValue::from_str(&authority).unwrap());
     }
-    sigv4::verify_recorded(&request, SECRET_KEY).unwrap_or_else(|err| panic!("{err}"))
+    support::fault::verify_recorded(&request, SECRET_KEY).unwrap_or_else(|err| panic!("{err}"))
 }
 
 /// The server's only TLS session negotiated `alpn`.

@@ -19,7 +19,7 @@ use s3_wire_tokio::{
     Body, Client, ClientBuilder, ErrorKind, NotVerified, PayloadSigning, RetryConfig, Verification,
 };
 use support::fault::{FaultServer, Recorded, Reply};
-use support::{aws_chunked, base64, crc32, crc64nvme, data, one_shot, sigv4};
+use support::{aws_chunked, base64, crc32, crc64nvme, data, one_shot};
 
 const ACCESS_KEY: &str = "AKIDFAULTSERVER";
 const SECRET_KEY: &str = "fault-server-secret-key";
@@ -89,7 +89,8 @@ fn key() -> ObjectKey {
 /// signature: `(name, value)` pairs of `x-amz-checksum-*`, and whether any checksum
 /// announcement (`x-amz-sdk-checksum-algorithm`, `x-amz-trailer`) was sent.
 fn sent_checksums(request: &Recorded, data: &[u8]) -> (Vec<(String, String)>, bool) {
-    sigv4::verify_recorded(request, SECRET_KEY).unwrap_or_else(|e| panic!("signature: {e}"));
+    support::fault::verify_recorded(request, SECRET_KEY)
+        .unwrap_or_else(|e| panic!("signature: {e}"));
     let mut checksums: Vec<(String, String)> = request
         .headers
         .iter()

@@ -443,7 +443,7 @@ async fn a_callers_own_http_client_keeps_signing_retries_and_checksums() {
     assert_eq!(get(&client).await.unwrap(), "second");
     assert_eq!(flaky.request_count(), 2);
     for request in flaky.requests() {
-        support::sigv4::verify_recorded(&request, SECRET_KEY).expect("signed");
+        support::fault::verify_recorded(&request, SECRET_KEY).expect("signed");
     }
     // A client that follows redirects is caught: the signed request must not go elsewhere.
     let elsewhere = FaultServer::start([Reply::ok("elsewhere")]);
@@ -723,7 +723,7 @@ async fn sts_goes_through_the_clients_proxy_and_trusts_its_bundle() {
             .unwrap()
             .contains("Credential=ASIASTS1/")
     );
-    support::sigv4::verify_recorded(request, "sts-secret").expect("signed with the STS keys");
+    support::fault::verify_recorded(request, "sts-secret").expect("signed with the STS keys");
 }
 
 /// An HTTPS proxy that asks the client for a certificate (mutual TLS to the proxy, as some
@@ -843,7 +843,7 @@ async fn sso_goes_through_the_proxy_and_metadata_endpoints_never_do() {
             .unwrap()
     };
     let signed_with =
-        |request: &Recorded, secret: &str| support::sigv4::verify_recorded(request, secret).is_ok();
+        |request: &Recorded, secret: &str| support::fault::verify_recorded(request, secret).is_ok();
     let sso = client_with(
         base.clone()
             .with_var("AWS_PROFILE", "dev")

@@ -15,7 +15,6 @@ use s3_wire_tokio::Client;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use support::connect_proxy::{ConnectProxy, ProxyOptions};
 use support::fault::{FaultServer, Reply};
-use support::sigv4;
 
 const ACCESS_KEY: &str = "AKIDPROXYTEST";
 const SECRET_KEY: &str = "proxy-test-secret-key";
@@ -88,7 +87,7 @@ async fn environment_proxies_no_proxy_loopback_and_opting_out() {
         format!("http://{PROXIED_HOST}/bucket/k")
     );
     assert_eq!(request.header("host"), Some(PROXIED_HOST));
-    sigv4::verify_recorded(request, SECRET_KEY).expect("signed for the origin host");
+    support::fault::verify_recorded(request, SECRET_KEY).expect("signed for the origin host");
 
     // NO_PROXY's host, the loopback endpoint and the client told to ignore the variables
     // called the direct server, in origin form.
@@ -97,7 +96,7 @@ async fn environment_proxies_no_proxy_loopback_and_opting_out() {
         .iter()
         .map(|request| {
             assert_eq!(request.uri.to_string(), "/bucket/k");
-            sigv4::verify_recorded(request, SECRET_KEY).expect("signed");
+            support::fault::verify_recorded(request, SECRET_KEY).expect("signed");
             request.header("host").unwrap_or_default().to_owned()
         })
         .collect();
@@ -165,7 +164,7 @@ async fn https_through_a_proxy_is_a_connect_tunnel_verified_for_the_s3_host() {
     let requests = origin.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("host"), Some(TUNNELLED_HOST));
-    sigv4::verify_recorded(&requests[0], SECRET_KEY).expect("signed for the S3 host");
+    support::fault::verify_recorded(&requests[0], SECRET_KEY).expect("signed for the S3 host");
 }
 
 /// Runs in the child process: a GET over HTTPS that can only succeed through the tunnel (the

@@ -11,7 +11,7 @@ use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::s3_ops::ops::put_object::PutObject;
 use s3_wire_tokio::{Client, ClientBuilder, RetryConfig};
 use support::fault::{FaultServer, Recorded, Reply};
-use support::{aws_chunked, base64, crc32, one_shot, sigv4};
+use support::{aws_chunked, base64, crc32, one_shot};
 
 const ACCESS_KEY: &str = "AKIDFAULTSERVER";
 const SECRET_KEY: &str = "fault-server-secret-key";
@@ -81,7 +81,7 @@ async fn a_one_shot_stream_over_tls_is_aws_chunked_unsigned_with_a_crc32_trailer
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
-    let seed = sigv4::verify_recorded(request, SECRET_KEY).unwrap();
+    let seed = support::fault::verify_recorded(request, SECRET_KEY).unwrap();
     assert_eq!(seed.payload, "STREAMING-UNSIGNED-PAYLOAD-TRAILER");
     assert_eq!(
         request.header("x-amz-content-sha256"),
@@ -148,8 +148,8 @@ fn aws_client(server: &FaultServer) -> Client {
 /// Checks that `redirected` went to the us-west-2 host, signed anew for us-west-2, and that
 /// nothing signed for the first host travelled with it.
 fn assert_resigned_for_us_west_2(first: &Recorded, redirected: &Recorded) {
-    let first_signed = sigv4::verify_recorded(first, SECRET_KEY).unwrap();
-    let signed = sigv4::verify_recorded(redirected, SECRET_KEY).unwrap();
+    let first_signed = support::fault::verify_recorded(first, SECRET_KEY).unwrap();
+    let signed = support::fault::verify_recorded(redirected, SECRET_KEY).unwrap();
     assert_eq!(first_signed.region, "us-east-1");
     assert!(
         host(first).contains("s3.us-east-1.amazonaws.com"),

@@ -15,7 +15,6 @@ use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
 use s3_wire_tokio::{Client, ClientBuilder, Error, ErrorKind, TransportErrorKind};
 use support::fault::{FaultServer, Reply};
 use support::pki::{DEFAULT_VERSIONS, TestCa, server_config};
-use support::sigv4;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const ACCESS_KEY: &str = "AKIDTLSDEFAULTS";
@@ -161,7 +160,7 @@ async fn certificate_verification_is_on_by_default_and_nothing_is_sent_in_clear(
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].uri.path(), "/bucket/private-object");
-    sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    support::fault::verify_recorded(&requests[0], SECRET_KEY).unwrap();
     assert_eq!(server.tls_sessions().len(), 1);
     assert_nothing_in_clear(&server.raw_received());
 }
@@ -398,7 +397,7 @@ async fn servers_restricted_to_tls_1_2_or_to_tls_1_3_both_work() {
         assert_eq!(sessions.len(), 1, "{expected:?}");
         assert_eq!(sessions[0].version, Some(expected));
         assert_eq!(sessions[0].alpn.as_deref(), Some(&b"http/1.1"[..]));
-        sigv4::verify_recorded(&server.requests()[0], SECRET_KEY).unwrap();
+        support::fault::verify_recorded(&server.requests()[0], SECRET_KEY).unwrap();
     }
 }
 
@@ -454,7 +453,7 @@ async fn plain_http_to_a_non_loopback_host_is_refused_unless_explicitly_allowed(
     assert_eq!(requests.len(), 1);
     let expected_host = format!("storage.test:{}", server.addr().port());
     assert_eq!(requests[0].header("host"), Some(expected_host.as_str()));
-    sigv4::verify_recorded(&requests[0], SECRET_KEY).unwrap();
+    support::fault::verify_recorded(&requests[0], SECRET_KEY).unwrap();
 
     // Loopback needs no opt-in.
     let client = Client::builder()

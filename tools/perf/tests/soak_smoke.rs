@@ -33,7 +33,10 @@ fn a_short_soak_stays_within_its_bounds() {
     assert!(status.success(), "{status}\n{md}");
     assert!(md.contains("- within: run length"), "{md}");
     for metric in ["rss_kib", "fds", "sockets", "threads", "tasks"] {
-        assert!(md.contains(&format!("- within: {metric}:")), "{metric}\n{md}");
+        assert!(
+            md.contains(&format!("- within: {metric}:")),
+            "{metric}\n{md}"
+        );
     }
     assert!(!md.contains("EXCEEDED"), "{md}");
     let _ = std::fs::remove_dir_all(&out);

@@ -6,14 +6,22 @@ pub mod aws_gateway;
 mod base64;
 pub mod capture;
 pub mod connect_proxy;
+#[path = "../../../s3-wire-credentials/tests/support/endpoint.rs"]
 pub mod endpoint;
 pub mod endpoint_recorder;
 pub mod fault;
 pub mod form;
+#[path = "../../../s3-wire-credentials/tests/support/imds.rs"]
+pub mod imds;
 pub mod moto;
 pub mod pki;
+#[path = "../../../s3-wire-credentials/tests/support/server.rs"]
+pub mod server;
 pub mod servers;
+#[path = "../../../s3-wire-credentials/tests/support/sigv4.rs"]
 pub mod sigv4;
+#[path = "../../../s3-wire-credentials/tests/support/sts.rs"]
+pub mod sts;
 
 pub use base64::base64;
 // Each test binary uses a different subset (the fault store decodes SSE-C keys).

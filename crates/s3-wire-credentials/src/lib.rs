@@ -1,10 +1,12 @@
-//! Credentials, region and endpoint: from code or from the standard AWS environment.
+//! Credentials, region and endpoint: from code or from the standard AWS environment, as
+//! s3-wire's client uses them, and for anyone who signs with `s3-sigv4` in an HTTP stack of
+//! their own (aws-config is to aws-sdk-s3 what this crate is to s3-wire-tokio, which
+//! re-exports it as `s3_wire_tokio::credentials`).
 //!
 //! * [`CredentialsProvider`] is the trait the client signs with; applications plug their
 //!   own source (a vault, an STS cache, …) by implementing it. [`Credentials`] itself is a
 //!   provider of static keys.
-//! * [`DefaultChain`] is what [`ClientBuilder::from_env`](crate::ClientBuilder::from_env)
-//!   uses. It tries, in aws-config's order, and keeps the first source that has credentials:
+//! * [`DefaultChain`] is what s3-wire's `ClientBuilder::from_env` uses. It tries, in aws-config's order, and keeps the first source that has credentials:
 //!   1. the environment ([`EnvironmentProvider`]): `AWS_ACCESS_KEY_ID`,
 //!      `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`;
 //!   2. the shared profile ([`ProfileProvider`]) chosen by `AWS_PROFILE` in
@@ -58,13 +60,17 @@ mod chain;
 mod container;
 pub mod documents;
 mod error;
-pub(crate) mod express;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod http;
 mod imds;
+pub mod jitter;
 mod process;
 pub mod profile_chain;
 mod sso;
 mod sts;
+pub mod tls;
+pub mod transport;
 mod web_identity;
 
 pub use cache::{CacheSettings, CachingProvider, Clock, SystemClock};
@@ -88,7 +94,7 @@ pub type CredentialsFuture<'a> =
 /// implementation should be cheap once warm: cache, and refresh before expiry.
 ///
 /// ```
-/// use s3_wire_tokio::credentials::{Credentials, CredentialsFuture, CredentialsProvider};
+/// use s3_wire_credentials::{Credentials, CredentialsFuture, CredentialsProvider};
 ///
 /// #[derive(Debug)]
 /// struct FromVault;
@@ -117,7 +123,7 @@ pub trait CredentialsProvider: fmt::Debug + Send + Sync {
     /// The client that signs with this provider uses `settings` (its CA bundle, client
     /// certificate and proxy): a provider that calls AWS itself (STS, SSO, the container
     /// endpoint) should use them too. Called once by
-    /// [`ClientBuilder::build`](crate::ClientBuilder::build); the default does nothing.
+    /// s3-wire's `ClientBuilder::build`; the default does nothing.
     fn use_http_settings(&self, settings: &HttpSettings) {
         let _ = settings;
     }
@@ -265,7 +271,7 @@ impl Env for ProcessEnv {
 /// A fixed set of variables and an optional home directory.
 ///
 /// ```
-/// use s3_wire_tokio::credentials::{Env, MapEnv};
+/// use s3_wire_credentials::{Env, MapEnv};
 ///
 /// let env = MapEnv::new().with_var("AWS_REGION", "eu-west-1").with_home("/home/test");
 /// assert_eq!(env.var("AWS_REGION").as_deref(), Some("eu-west-1"));
@@ -792,7 +798,7 @@ fn selected_profile(env: &dyn Env) -> (String, bool) {
 /// and the parsed shared files.
 ///
 /// ```
-/// use s3_wire_tokio::credentials::{MapEnv, SharedConfig};
+/// use s3_wire_credentials::{MapEnv, SharedConfig};
 ///
 /// let env = MapEnv::new()
 ///     .with_var("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
@@ -803,7 +809,7 @@ fn selected_profile(env: &dyn Env) -> (String, bool) {
 /// assert_eq!(config.region()?.as_deref(), Some("eu-central-1"));
 /// assert_eq!(config.endpoint_url()?.as_deref(), Some("http://127.0.0.1:9000"));
 /// assert!(config.credentials()?.is_some());
-/// # Ok::<(), s3_wire_tokio::credentials::Error>(())
+/// # Ok::<(), s3_wire_credentials::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SharedConfig {

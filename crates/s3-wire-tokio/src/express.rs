@@ -11,11 +11,11 @@ use std::time::Duration;
 use s3_ops::BucketName;
 use s3_ops::ops::create_session::{CreateSession, SessionMode};
 
-use super::{
+use crate::client::{Client, Inner};
+use crate::credentials::{
     CacheSettings, CachingProvider, Credentials, CredentialsProvider, Error, ExpiringCredentials,
     ExpiringSource, FetchFuture, SystemClock,
 };
-use crate::client::{Client, Inner};
 
 /// At most this many sessions are kept (directory buckets × base credentials in use).
 const MAX_SESSIONS: usize = 64;
@@ -82,12 +82,11 @@ impl ExpressSessions {
             }
         }
         let bucket = BucketName::new(bucket).map_err(Error::provider)?;
-        let settings = CacheSettings {
-            refresh_ahead: Duration::from_secs(60),
-            jitter: Duration::from_secs(10),
-            grace: Duration::ZERO,
-            retry_interval: Duration::from_secs(1),
-        };
+        let mut settings = CacheSettings::default();
+        settings.refresh_ahead = Duration::from_secs(60);
+        settings.jitter = Duration::from_secs(10);
+        settings.grace = Duration::ZERO;
+        settings.retry_interval = Duration::from_secs(1);
         let source = SessionSource {
             client: Arc::downgrade(client),
             bucket,

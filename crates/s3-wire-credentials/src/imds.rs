@@ -427,7 +427,7 @@ impl ExpiringSource for ImdsProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::credentials::MapEnv;
+    use crate::MapEnv;
 
     fn client(env: MapEnv) -> ImdsClient {
         ImdsClient::with_env(Arc::new(env))

@@ -12,7 +12,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 
-use super::fault::{ServerThread, loopback_listener};
+use super::server::{ServerThread, loopback_listener};
 
 /// A request as the endpoint received it.
 #[derive(Debug, Clone)]

@@ -4,36 +4,17 @@
 
 mod support;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use http::Method;
-use s3_wire_tokio::credentials::{
+use s3_wire_credentials::{
     CachingProvider, ContainerProvider, CredentialsProvider, Error, ExpiringSource, ImdsClient,
     ImdsProvider, MapEnv, Origin, SourceErrorKind,
 };
-use support::endpoint::{Answer, Endpoint, Request};
-
-const ACCESS_KEY: &str = "ASIAMETADATAEXAMPLE";
-const SECRET_KEY: &str = "metadata-secret-key-DO-NOT-PRINT";
-const SESSION_TOKEN: &str = "metadata-session-token-DO-NOT-PRINT";
-/// Prefix of the IMDS session tokens the fake issues.
-const IMDS_TOKEN: &str = "imds-session-token-DO-NOT-PRINT";
-const AUTH_TOKEN: &str = "container-auth-token-DO-NOT-PRINT";
-const ROLE: &str = "app-role";
-const EXPIRATION: &str = "2099-01-02T03:04:05Z";
-/// `EXPIRATION` in seconds since the Unix epoch.
-const EXPIRATION_SECS: u64 = 4_071_006_245;
-
-fn credentials_document(code: Option<&str>) -> String {
-    let code = code.map_or(String::new(), |c| format!("\"Code\": \"{c}\", "));
-    format!(
-        "{{{code}\"LastUpdated\": \"2024-01-01T00:00:00Z\", \"Type\": \"AWS-HMAC\", \
-         \"AccessKeyId\": \"{ACCESS_KEY}\", \"SecretAccessKey\": \"{SECRET_KEY}\", \
-         \"Token\": \"{SESSION_TOKEN}\", \"Expiration\": \"{EXPIRATION}\"}}"
-    )
-}
+use support::endpoint::{Answer, Endpoint};
+use support::imds::*;
 
 /// Fails unless neither the `Display` nor the `Debug` of `error` shows a secret.
 fn assert_no_secret(error: &Error) {
@@ -43,7 +24,7 @@ fn assert_no_secret(error: &Error) {
     }
 }
 
-fn assert_credentials(credentials: &s3_wire_tokio::credentials::ExpiringCredentials) {
+fn assert_credentials(credentials: &s3_wire_credentials::ExpiringCredentials) {
     let keys = credentials.credentials();
     assert_eq!(keys.access_key_id(), ACCESS_KEY);
     assert_eq!(keys.secret_access_key(), SECRET_KEY);
@@ -58,128 +39,6 @@ fn source_kind(error: &Error) -> (&Origin, &SourceErrorKind) {
     match error {
         Error::Source { origin, kind } => (origin, kind),
         other => panic!("expected a source error, got {other:?}"),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// IMDSv2
-// ---------------------------------------------------------------------------------------------
-
-/// What the IMDS fake does; the tests change it between calls.
-#[derive(Default)]
-struct ImdsState {
-    /// The token GETs must carry (the last one issued), unless revoked.
-    valid_token: Mutex<Option<String>>,
-    issued: AtomicUsize,
-    /// Answer the role listing with 404 (no instance profile).
-    no_role: AtomicBool,
-    /// Answer this many of the next role-credentials GETs with 500.
-    failures: AtomicU32,
-    /// Answer every GET with 401, whatever the token.
-    always_unauthorized: AtomicBool,
-    /// Delay every answer this much (milliseconds).
-    stall_ms: AtomicU32,
-}
-
-struct ImdsFake {
-    endpoint: Endpoint,
-    state: Arc<ImdsState>,
-}
-
-impl ImdsFake {
-    fn start() -> Self {
-        let state = Arc::new(ImdsState::default());
-        let shared = state.clone();
-        let endpoint = Endpoint::start(move |request| {
-            let answer = imds_answer(&shared, request);
-            match shared.stall_ms.load(Ordering::SeqCst) {
-                0 => answer,
-                ms => answer.delayed(Duration::from_millis(ms.into())),
-            }
-        });
-        Self { endpoint, state }
-    }
-
-    fn env(&self) -> MapEnv {
-        MapEnv::new().with_var("AWS_EC2_METADATA_SERVICE_ENDPOINT", self.endpoint.url())
-    }
-
-    fn provider(&self) -> ImdsProvider {
-        ImdsProvider::with_env(Arc::new(self.env()))
-            .with_timeout(Duration::from_millis(500))
-            .with_attempts(2)
-    }
-
-    /// The service forgets its tokens (as when one expires server-side).
-    fn revoke_tokens(&self) {
-        *self.state.valid_token.lock().unwrap() = None;
-    }
-
-    fn requests(&self) -> Vec<Request> {
-        self.endpoint.requests()
-    }
-
-    fn puts(&self) -> usize {
-        self.requests()
-            .iter()
-            .filter(|r| r.method == Method::PUT)
-            .count()
-    }
-
-    /// Method and path of every request, in order.
-    fn log(&self) -> Vec<String> {
-        self.requests()
-            .iter()
-            .map(|r| format!("{} {}", r.method, r.path()))
-            .collect()
-    }
-}
-
-fn imds_answer(state: &ImdsState, request: &Request) -> Answer {
-    if request.path() == "/latest/api/token" {
-        if request.method != Method::PUT {
-            return Answer::new(405, "");
-        }
-        if request.header("x-aws-ec2-metadata-token-ttl-seconds") != Some("21600") {
-            return Answer::new(400, "missing or invalid TTL header");
-        }
-        let n = state.issued.fetch_add(1, Ordering::SeqCst) + 1;
-        let token = format!("{IMDS_TOKEN}-{n}");
-        *state.valid_token.lock().unwrap() = Some(token.clone());
-        return Answer::ok(token).with_header("x-aws-ec2-metadata-token-ttl-seconds", "21600");
-    }
-    if request.method != Method::GET {
-        return Answer::new(405, "");
-    }
-    let valid = state.valid_token.lock().unwrap().clone();
-    let presented = request.header("x-aws-ec2-metadata-token");
-    if state.always_unauthorized.load(Ordering::SeqCst)
-        || valid.is_none()
-        || presented != valid.as_deref()
-    {
-        return Answer::new(401, "");
-    }
-    match request.path() {
-        "/latest/meta-data/iam/security-credentials/" => {
-            if state.no_role.load(Ordering::SeqCst) {
-                Answer::new(404, "<html>Not Found</html>")
-            } else {
-                Answer::ok(format!("{ROLE}\n"))
-            }
-        }
-        path if path == format!("/latest/meta-data/iam/security-credentials/{ROLE}") => {
-            let failing = state
-                .failures
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                .is_ok();
-            if failing {
-                Answer::new(500, "internal error")
-            } else {
-                Answer::ok(credentials_document(Some("Success")))
-            }
-        }
-        "/latest/meta-data/placement/region" => Answer::ok("eu-west-3\n"),
-        _ => Answer::new(404, ""),
     }
 }
 
@@ -686,31 +545,12 @@ async fn container_credentials_are_served_from_the_cache() {
 }
 
 #[tokio::test]
-async fn the_default_chain_and_the_builder_fall_back_to_instance_metadata() {
+async fn the_default_chain_falls_back_to_instance_metadata() {
     let fake = ImdsFake::start();
     let env = Arc::new(fake.env());
-    let chain = s3_wire_tokio::credentials::DefaultChain::with_env(env.clone());
+    let chain = s3_wire_credentials::DefaultChain::with_env(env.clone());
     let credentials = chain.credentials().await.unwrap();
     assert_eq!(credentials.access_key_id(), ACCESS_KEY);
     assert_eq!(credentials.secret_access_key(), SECRET_KEY);
     assert_eq!(chain.region().await.unwrap().as_deref(), Some("eu-west-3"));
-
-    let client = s3_wire_tokio::ClientBuilder::load_from_env_with(env)
-        .await
-        .build()
-        .unwrap();
-    assert_eq!(client.region(), "eu-west-3");
-
-    // A configured endpoint (a MinIO, say) is not in an AWS region: no question to IMDS.
-    let asked = fake.requests().len();
-    let elsewhere = Arc::new(
-        fake.env()
-            .with_var("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
-    );
-    let client = s3_wire_tokio::ClientBuilder::load_from_env_with(elsewhere)
-        .await
-        .build()
-        .unwrap();
-    assert_eq!(client.region(), s3_wire_tokio::DEFAULT_REGION);
-    assert_eq!(fake.requests().len(), asked);
 }

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use s3_wire_tokio::credentials::documents::DocumentError;
-use s3_wire_tokio::credentials::{
+use s3_wire_credentials::documents::DocumentError;
+use s3_wire_credentials::{
     Error, ExpiringCredentials, ExpiringSource, MapEnv, Origin, ProcessProvider, ProfileSet,
     SourceErrorKind, SsoProvider,
 };
@@ -954,7 +954,7 @@ async fn misconfigured_sso_profiles_are_refused_naming_the_setting() {
 /// profile, and the chain's cache serves the role credentials without asking again.
 #[tokio::test]
 async fn the_default_chain_signs_with_the_sso_profile_s_role() {
-    use s3_wire_tokio::credentials::{CredentialsProvider as _, DefaultChain};
+    use s3_wire_credentials::{CredentialsProvider as _, DefaultChain};
     let sso = Sso::new(CONFIG, portal(ACCESS_TOKEN), oidc());
     sso.write_token(SESSION_CACHE_FILE, &token_document(3600, true, 86_400));
     let env = sso
@@ -976,7 +976,7 @@ async fn the_default_chain_signs_with_the_sso_profile_s_role() {
 /// file is run (no shell) and its output signs.
 #[tokio::test]
 async fn the_default_chain_runs_the_profile_s_credential_process() {
-    use s3_wire_tokio::credentials::{CredentialsProvider as _, DefaultChain};
+    use s3_wire_credentials::{CredentialsProvider as _, DefaultChain};
     let home = tempfile::tempdir().unwrap();
     let helper = script(
         home.path(),

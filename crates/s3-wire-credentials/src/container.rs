@@ -259,7 +259,7 @@ fn is_container_address(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::credentials::MapEnv;
+    use crate::MapEnv;
 
     fn provider(env: MapEnv) -> ContainerProvider {
         ContainerProvider::with_env(Arc::new(env))

@@ -246,25 +246,6 @@ pub fn signing_key(secret_key: &str, scope: &str) -> Vec<u8> {
     key
 }
 
-/// [`verify`] for a request recorded by the fault server.
-pub fn verify_recorded(
-    request: &super::fault::Recorded,
-    secret_key: &str,
-) -> Result<Signed, String> {
-    let target = request
-        .uri
-        .path_and_query()
-        .map(|p| p.as_str())
-        .unwrap_or("/");
-    verify(
-        request.method.as_str(),
-        target,
-        &request.headers,
-        Some(&request.body),
-        secret_key,
-    )
-}
-
 /// Checks the query signature of a presigned request (`X-Amz-Algorithm`, `X-Amz-Credential`,
 /// `X-Amz-Date`, `X-Amz-Expires`, `X-Amz-SignedHeaders`, `X-Amz-Signature`; the payload
 /// `UNSIGNED-PAYLOAD`) against `secret_key`, for `service_expected`.
@@ -415,7 +396,7 @@ pub fn verify_sigv4a(
         "AWS4-ECDSA-P256-SHA256\n{amz_date}\n{scope}\n{}",
         hex(&Sha256::digest(canonical_request.as_bytes()))
     );
-    let credentials = s3_wire_tokio::s3_sigv4::Credentials::new(access_key, secret_key, None);
+    let credentials = s3_sigv4::Credentials::new(access_key, secret_key, None);
     let public_key = credentials
         .sigv4a_public_key()
         .map_err(|e| format!("no SigV4a key: {e}"))?;

@@ -1,13 +1,13 @@
-//! PEM certificates and keys, as the builder takes them: CA bundles and client identities,
+//! PEM certificates and keys, as clients take them: CA bundles and client identities,
 //! checked when the client is built with errors that name what was wrong (never a key), and
-//! what the process keeps of them for the next client ([`RecentlyBuilt`]).
+//! what the process keeps of them for the next client (`RecentlyBuilt`).
 
 use std::sync::{Mutex, PoisonError};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::error::Error;
+use crate::transport::BuildError;
 
 /// Every certificate of the PEM bundle `pem`; `origin` names it in errors. A bundle with no
 /// certificate, or one that is not PEM, is an error: trusting nothing by mistake would make
@@ -15,10 +15,7 @@ use crate::error::Error;
 ///
 /// A bundle is decoded once per process (PEM's base64 costs about 20 instructions a byte,
 /// and every client built from `AWS_CA_BUNDLE` reads the same file).
-pub(crate) fn certificates(
-    pem: &[u8],
-    origin: &str,
-) -> Result<Vec<CertificateDer<'static>>, Error> {
+pub fn certificates(pem: &[u8], origin: &str) -> Result<Vec<CertificateDer<'static>>, BuildError> {
     static DECODED: RecentlyBuilt<Vec<u8>, Vec<CertificateDer<'static>>> = RecentlyBuilt::new();
     DECODED.get_or_build(
         |decoded| decoded == pem,
@@ -26,10 +23,10 @@ pub(crate) fn certificates(
             let certificates = CertificateDer::pem_slice_iter(pem)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| {
-                    Error::config(format!("{origin} is not a PEM certificate bundle: {e}"))
+                    BuildError::new(format!("{origin} is not a PEM certificate bundle: {e}"))
                 })?;
             if certificates.is_empty() {
-                return Err(Error::config(format!(
+                return Err(BuildError::new(format!(
                     "{origin} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"
                 )));
             }
@@ -84,7 +81,7 @@ impl<K, V: Clone> RecentlyBuilt<K, V> {
 
 /// A client identity: the certificate chain of `chain_pem` (leaf first) and the private key
 /// of `key_pem` (PKCS#8, PKCS#1 RSA or SEC1 EC).
-pub(crate) fn identity(
+pub fn identity(
     chain_pem: &[u8],
     key_pem: &[u8],
 ) -> Result<
@@ -92,11 +89,11 @@ pub(crate) fn identity(
         Vec<CertificateDer<'static>>,
         std::sync::Arc<PrivateKeyDer<'static>>,
     ),
-    Error,
+    BuildError,
 > {
     let chain = certificates(chain_pem, "the client certificate chain")?;
     let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| {
-        Error::config(format!(
+        BuildError::new(format!(
             "the client key is not a PEM private key (PKCS#8, RSA or EC): {}",
             match e {
                 rustls::pki_types::pem::Error::NoItemsFound => "no key found".to_owned(),

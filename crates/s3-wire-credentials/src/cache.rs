@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use super::{Credentials, CredentialsFuture, CredentialsProvider, Error, ExpiringSource};
-use crate::retry::Jitter;
+use crate::jitter::Jitter;
 
 /// Where the cache reads the time from: [`SystemClock`] unless a test supplies another.
 pub trait Clock: fmt::Debug + Send + Sync {
@@ -70,14 +70,16 @@ impl Default for CacheSettings {
 /// A [`CredentialsProvider`] over an [`ExpiringSource`]; see the [module rules](self).
 ///
 /// ```no_run
-/// use s3_wire_tokio::credentials::{CachingProvider, ImdsProvider};
+/// use s3_wire_credentials::{CachingProvider, CredentialsProvider, ImdsProvider};
 ///
+/// # async fn run() -> Result<(), s3_wire_credentials::Error> {
+/// // Refreshed ahead of expiry, once for every caller (an s3-wire client takes it as
+/// // `ClientBuilder::credentials(provider)`).
 /// let provider = CachingProvider::new(ImdsProvider::new());
-/// let client = s3_wire_tokio::ClientBuilder::new()
-///     .region("eu-west-1")
-///     .credentials(provider)
-///     .build()?;
-/// # Ok::<(), s3_wire_tokio::Error>(())
+/// let credentials = provider.credentials().await?;
+/// # let _ = credentials;
+/// # Ok(())
+/// # }
 /// ```
 pub struct CachingProvider<S> {
     source: S,
@@ -237,8 +239,9 @@ impl<S: ExpiringSource> CachingProvider<S> {
 }
 
 impl<S: ExpiringSource> CachingProvider<S> {
-    /// Drops the held credentials if their access key id is `access_key_id`.
-    pub(crate) fn invalidate_key(&self, access_key_id: &str) {
+    /// Drops the held credentials if their access key id is `access_key_id` (the store
+    /// refused them as expired): the next call fetches new ones.
+    pub fn invalidate_key(&self, access_key_id: &str) {
         let mut held = self.held();
         if held
             .as_ref()

@@ -35,16 +35,26 @@ pub(crate) struct Http {
     service: OnceLock<Result<reqwest::Client, String>>,
 }
 
-/// The TLS and proxy settings of a [`Client`](crate::Client), which the credential sources
-/// that call AWS (STS, SSO, the container endpoint) use too: the same CA bundle, client
-/// certificate and proxy, as the AWS CLI applies them (instance metadata and the container
-/// endpoint are never reached through a proxy). Handed to a provider by
-/// [`ClientBuilder::build`](crate::ClientBuilder::build) through
-/// [`CredentialsProvider::use_http_settings`](super::CredentialsProvider::use_http_settings).
+/// The TLS and proxy settings of an s3-wire `Client`, which the credential sources that call
+/// AWS (STS, SSO, the container endpoint) use too: the same CA bundle, client certificate
+/// and proxy, as the AWS CLI applies them (instance metadata and the container endpoint are
+/// never reached through a proxy). Handed to a provider by s3-wire's `ClientBuilder::build`
+/// through [`CredentialsProvider::use_http_settings`](super::CredentialsProvider::use_http_settings);
+/// built here ([`HttpSettings::new`]) by a caller with an HTTP stack of its own.
 #[derive(Clone, Debug)]
 pub struct HttpSettings {
     pub(crate) tls: std::sync::Arc<crate::transport::TlsSettings>,
     pub(crate) proxy: crate::transport::ProxySettings,
+}
+
+impl HttpSettings {
+    /// The settings of clients that trust `tls` and go through `proxy`.
+    pub fn new(
+        tls: std::sync::Arc<crate::transport::TlsSettings>,
+        proxy: crate::transport::ProxySettings,
+    ) -> Self {
+        Self { tls, proxy }
+    }
 }
 
 impl Default for HttpSettings {

@@ -523,7 +523,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::credentials::MapEnv;
+    use crate::MapEnv;
 
     fn profiles(config: &str) -> ProfileSet {
         ProfileSet::parse(config, Path::new("config"), "", Path::new("credentials")).expect("parse")
