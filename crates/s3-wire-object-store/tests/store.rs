@@ -2,6 +2,8 @@
 //! them (against the loopback fault server), the error mapping, tags and attributes on the
 //! wire, the memory budget of parallel parts and create-only copies (against local-s3).
 
+extern crate object_store_014 as object_store;
+
 mod support;
 
 use std::error::Error as _;

@@ -1,38 +1,7 @@
-//! object_store's own reusable suite (`object_store::integration`, feature `integration`):
-//! every function of it, against `S3WireStore` and against object_store's own `AmazonS3`,
-//! both on the embedded local-s3 (s3s-fs) in the same test run, each function in a fresh
-//! server; and the whole suite on moto where `moto_server` is installed.
-//!
-//! A function that fails on a backend is listed in [`local_s3_gap`] / [`moto_gap`] with the
-//! server's missing feature and the assertion it trips: the test then checks that it fails
-//! exactly there (and fails itself if the function starts passing, so the table stays true).
-//!
-//! ## Results, and where the two backends differ
-//!
-//! On local-s3 (s3s-fs 0.14.1): S3WireStore passes 14 of the 19 functions, AmazonS3 16.
-//!
-//! | function | S3WireStore | AmazonS3 | why |
-//! |---|---|---|---|
-//! | `put_get_delete_list` | gap | gap | s3s-fs answers 500, not 404, for a key that is a "directory" (`test_dir`) |
-//! | `get_opts` | gap | gap | s3s-fs ignores GET/HEAD conditions (200 where 412 is due) |
-//! | `put_opts` | gap | gap | s3s-fs's `If-Match` PUT is not atomic: AmazonS3 loses updates; s3-wire, verifying every GET, already meets an object whose bytes and checksum are two writers' |
-//! | `copy_if_not_exists` | gap | passes | s3s-fs serves a deleted object's checksum with the multipart copy later written under its key: s3-wire's verification refuses those bytes, AmazonS3 checks no checksum |
-//! | `response_extensions` | fails | passes | it looks for a marker that only object_store's own `HttpConnector` middleware inserts (a private type): a store with its own HTTP stack cannot pass it, whatever the server |
-//! | the other 14 | passes | passes | |
-//!
-//! On moto 5.2.5 (the pinned venv of s3-wire-tokio's interop tests, made from PyPI by the
-//! tests themselves): every function passes for both backends, the three local-s3 gaps of
-//! both included, except `response_extensions` for S3WireStore (as above); `put_opts`
-//! races may lose an update there too (allowed either way). See [`moto_gap`].
-//!
-//! The AmazonS3 under test is configured for the server as its own tests are: endpoint,
-//! region and keys of the server, plain HTTP, path style, conditional puts by ETag and
-//! `S3CopyIfNotExists::Multipart` (without a copy-if-not-exists mode `copy_if_not_exists`
-//! answers `NotSupported`). It is built with `aws-base` + `reqwest` + `ring` instead of the
-//! `aws` feature (whose only difference is aws-lc-rs for signing).
-
-mod support;
-
+// The suite's harness, the same for object_store 0.13 and 0.14: included by
+// `integration_suite_0_13.rs` and `integration_suite_0_14.rs`, each of which brings its
+// version's `object_store` in as `object_store` and lists its version's suite functions
+// (`suite()`, `on_local_s3!`).
 use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
@@ -72,83 +41,10 @@ impl SuiteStore for S3WireStore {
 impl SuiteStore for AmazonS3 {
     const BACKEND: Backend = Backend::AmazonS3;
     async fn make(server: &Server, bucket: &str) -> Self {
-        // With the suite's marker middleware, which `response_extensions` needs; it only
-        // tags responses.
-        server
-            .amazon_s3_builder(bucket)
-            .await
-            .with_http_connector(MarkerHttpConnector::default())
+        reference_for_suite(server.amazon_s3_builder(bucket).await)
             .build()
             .expect("AmazonS3")
     }
-}
-
-type SuiteFn<S> = fn(Arc<S>) -> BoxFuture<'static, ()>;
-
-/// Every public function of `object_store::integration` 0.14.2, with the arguments
-/// object_store's own S3 test gives them.
-fn suite<S: SuiteStore>() -> Vec<(&'static str, SuiteFn<S>)> {
-    vec![
-        ("put_get_delete_list", |s| {
-            async move { put_get_delete_list(&*s).await }.boxed()
-        }),
-        ("put_get_attributes", |s| {
-            async move { put_get_attributes(&*s).await }.boxed()
-        }),
-        ("get_opts", |s| async move { get_opts(&*s).await }.boxed()),
-        ("put_opts", |s| {
-            async move { put_opts(&*s, true).await }.boxed()
-        }),
-        ("stream_get", |s| {
-            async move { stream_get(&*s).await }.boxed()
-        }),
-        ("list_uses_directories_correctly", |s| {
-            async move { list_uses_directories_correctly(&*s).await }.boxed()
-        }),
-        ("list_with_delimiter", |s| {
-            async move { list_with_delimiter(&*s).await }.boxed()
-        }),
-        ("get_nonexistent_object", |s| {
-            async move {
-                let error = get_nonexistent_object(&*s, None).await.unwrap_err();
-                assert!(matches!(error, Error::NotFound { .. }), "{error}");
-            }
-            .boxed()
-        }),
-        ("rename_and_copy", |s| {
-            async move { rename_and_copy(&*s).await }.boxed()
-        }),
-        ("copy_if_not_exists", |s| {
-            async move { copy_if_not_exists(&*s).await }.boxed()
-        }),
-        ("copy_rename_nonexistent_object", |s| {
-            async move { copy_rename_nonexistent_object(&*s).await }.boxed()
-        }),
-        ("multipart", |s| {
-            async move { multipart(&*s, &*s).await }.boxed()
-        }),
-        ("multipart_with_opts", |s| {
-            async move { multipart_with_opts(&*s, &*s).await }.boxed()
-        }),
-        ("multipart_put_part_out_of_order", |s| {
-            async move { multipart_put_part_out_of_order(&*s, &*s).await }.boxed()
-        }),
-        ("multipart_race_condition", |s| {
-            async move { multipart_race_condition(&*s, true).await }.boxed()
-        }),
-        ("multipart_out_of_order", |s| {
-            async move { multipart_out_of_order(&*s).await }.boxed()
-        }),
-        ("list_paginated", |s| {
-            async move { list_paginated(&*s, &*s).await }.boxed()
-        }),
-        ("list_with_offset_exclusivity", |s| {
-            async move { list_with_offset_exclusivity(&*s).await }.boxed()
-        }),
-        ("response_extensions", |s| {
-            async move { response_extensions(&*s, true).await }.boxed()
-        }),
-    ]
 }
 
 /// A function that cannot pass on a server: the feature it lacks, and the failures of the
@@ -343,27 +239,6 @@ macro_rules! on_local_s3 {
     };
 }
 
-on_local_s3!(
-    put_get_delete_list,
-    put_get_attributes,
-    get_opts,
-    put_opts,
-    stream_get,
-    list_uses_directories_correctly,
-    list_with_delimiter,
-    get_nonexistent_object,
-    rename_and_copy,
-    copy_if_not_exists,
-    copy_rename_nonexistent_object,
-    multipart,
-    multipart_with_opts,
-    multipart_put_part_out_of_order,
-    multipart_race_condition,
-    multipart_out_of_order,
-    list_paginated,
-    list_with_offset_exclusivity,
-    response_extensions,
-);
 
 /// The whole suite on moto, for both backends: the functions local-s3 cannot support run
 /// here against a server that has what they need.

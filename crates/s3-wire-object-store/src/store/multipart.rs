@@ -12,6 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use bytes::Bytes;
+
+use super::object_store;
+
 use object_store::path::Path;
 use object_store::{MultipartUpload, PutPayload, PutResult, UploadPart as UploadPartFuture};
 use s3_wire_tokio::s3_ops::ops::abort_multipart_upload::AbortMultipartUpload;
@@ -26,7 +29,9 @@ use s3_wire_tokio::{Body, Client};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
-use crate::error::{self, AdapterError, generic};
+use super::error::{self, generic};
+use super::put_result;
+use crate::AdapterError;
 
 /// One multipart upload's target: where it goes and with which checksum.
 #[derive(Debug, Clone)]
@@ -165,11 +170,10 @@ pub(crate) async fn complete(
         .complete_multipart_upload(request)
         .await
         .map_err(|e| error::map(e, "CompleteMultipartUpload", target.location.as_ref()))?;
-    Ok(PutResult {
-        e_tag: output.result.etag.map(|etag| etag.as_str().to_owned()),
-        version: output.version_id,
-        extensions: Default::default(),
-    })
+    Ok(put_result(
+        output.result.etag.map(|etag| etag.as_str().to_owned()),
+        output.version_id,
+    ))
 }
 
 /// The CRC of the whole object from its parts' CRCs (in part order), if every part has one.
@@ -252,7 +256,7 @@ struct Stored {
     failed: Option<(u32, object_store::Error)>,
 }
 
-/// The `MultipartUpload` of [`S3WireStore::put_multipart_opts`](crate::S3WireStore).
+/// The `MultipartUpload` of [`S3WireStore`](crate::S3WireStore)'s `put_multipart_opts`.
 ///
 /// Each `put_part` takes the next part number at once (parts keep the order of the calls,
 /// whichever future is awaited first) and starts the part's upload as a task of its own, so

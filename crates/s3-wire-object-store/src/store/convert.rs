@@ -6,12 +6,16 @@ use std::ops::Range;
 use std::time::SystemTime;
 
 use chrono::{DateTime, Utc};
+
+use super::object_store;
+
 use object_store::path::Path;
 use object_store::{Attribute, Attributes, GetRange, ObjectMeta, TagSet};
 use s3_wire_tokio::s3_ops::ops::head_object::ObjectHead;
 use s3_wire_tokio::s3_ops::{ByteRange, ObjectAttributes, ObjectKey, StorageClass};
 
-use crate::error::{AdapterError, generic};
+use super::error::generic;
+use crate::AdapterError;
 
 /// `object_store`'s path delimiter, which S3 listings group by.
 pub(crate) const DELIMITER: &str = object_store::path::DELIMITER;
@@ -58,7 +62,7 @@ pub(crate) fn object_attributes(
             other => {
                 return Err(object_store::Error::NotImplemented {
                     operation: format!("the attribute {other:?}"),
-                    implementer: crate::error::STORE.to_owned(),
+                    implementer: super::error::STORE.to_owned(),
                 });
             }
         };
