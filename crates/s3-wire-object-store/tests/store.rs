@@ -521,3 +521,67 @@ fn from_env_takes_the_sdks_addressing_variables() {
     };
     assert!(error.to_string().contains("legacy or regional"), "{error}");
 }
+
+/// A store whose provider profile says it ignores conditional writes (moto's): every
+/// conditional write an engine asks for (`PutMode::Create`, `PutMode::Update`, a create-only
+/// copy, a create-only rename) is refused before anything is sent, as `NotImplemented`
+/// naming the store and the condition; never written unconditionally.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conditional_writes_a_store_would_ignore_are_refused_not_emulated() {
+    // The source of the copies: a 5-byte object.
+    let server = FaultServer::start(|_| {
+        Reply::new(200)
+            .header("etag", "\"e\"")
+            .header("content-length", "5")
+            .header("last-modified", "Wed, 02 Dec 2026 10:00:00 GMT")
+    });
+    let client = s3_wire_tokio::Client::builder()
+        .endpoint(server.endpoint())
+        .region("us-east-1")
+        .static_credentials("AKID", "secret", None)
+        .provider(s3_wire_tokio::s3_ops::Provider::Moto)
+        .build()
+        .unwrap();
+    let store = S3WireStore::new(client, s3_wire_tokio::bucket("bucket").unwrap());
+    let path = Path::from("_delta_log/00000000000000000001.json");
+    let update = PutMode::Update(object_store::UpdateVersion {
+        e_tag: Some("\"e\"".into()),
+        version: None,
+    });
+    for (what, mode) in [("If-None-Match", PutMode::Create), ("If-Match", update)] {
+        let error = store
+            .put_opts(
+                &path,
+                Bytes::from_static(b"{}").into(),
+                PutOptions::from(mode),
+            )
+            .await
+            .unwrap_err();
+        let Error::NotImplemented {
+            operation,
+            implementer,
+        } = &error
+        else {
+            panic!("{error:?}");
+        };
+        assert!(operation.contains(what), "{operation}");
+        assert!(
+            implementer.contains("S3Wire") && implementer.contains("moto"),
+            "{implementer}"
+        );
+    }
+    let from = Path::from("a");
+    for result in [
+        store.copy_if_not_exists(&from, &path).await,
+        store.rename_if_not_exists(&from, &path).await,
+    ] {
+        let error = result.unwrap_err();
+        assert!(matches!(error, Error::NotImplemented { .. }), "{error:?}");
+    }
+    let writes: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|request| request.method != http::Method::HEAD)
+        .collect();
+    assert!(writes.is_empty(), "nothing is written: {writes:?}");
+}

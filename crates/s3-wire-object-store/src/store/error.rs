@@ -23,6 +23,14 @@ pub(crate) fn generic(
 /// every variant that has one.
 pub(crate) fn map(error: WireError, operation: &'static str, path: &str) -> object_store::Error {
     let path = path.to_owned();
+    if let Some(unsupported) = unsupported(&error) {
+        // The provider profile says the store would mishandle the request (a conditional
+        // write it would ignore): refused before sending, never emulated.
+        return object_store::Error::NotImplemented {
+            operation: format!("{operation} on {path}: {unsupported}"),
+            implementer: format!("{STORE} on {}", unsupported.provider),
+        };
+    }
     let Some(service) = error.service_error() else {
         return generic(error);
     };
@@ -112,6 +120,16 @@ pub(crate) fn map_update(
             object_store::Error::Precondition { path, source }
         }
         other => other,
+    }
+}
+
+/// What the client refused because the store's provider profile does not support it.
+fn unsupported(error: &WireError) -> Option<&s3_wire_tokio::s3_ops::provider::Unsupported> {
+    match error.kind() {
+        s3_wire_tokio::ErrorKind::Operation(s3_wire_tokio::s3_ops::Error::InvalidInput(
+            s3_wire_tokio::s3_ops::InvalidInput::Unsupported(unsupported),
+        )) => Some(unsupported),
+        _ => None,
     }
 }
 
