@@ -21,9 +21,15 @@ use std::time::{Duration, Instant};
 const REQUIREMENTS: &str = include_str!("../interop/requirements.txt");
 
 /// The directory of the Python helpers (`crates/s3-wire-tokio/tests/interop`). This file is
-/// also compiled into other crates' tests (`#[path]`), all in `crates/`.
+/// also compiled into other packages' tests (`#[path]`): those in `crates/` and the engines
+/// workspace's (`engines/`).
 pub fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../s3-wire-tokio/tests/interop")
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let beside = package.join("../s3-wire-tokio/tests/interop");
+    if beside.exists() {
+        return beside;
+    }
+    package.join("../crates/s3-wire-tokio/tests/interop")
 }
 
 /// The venv's python, creating the venv first if this build directory has none.
