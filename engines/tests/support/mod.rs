@@ -102,3 +102,61 @@ impl Server {
             .expect("create bucket");
     }
 }
+
+/// A TCP proxy on 127.0.0.1 in front of `upstream` that cuts every connection whose client
+/// sends `needle` (a request line, say `PUT /bucket/prefix/`): it forwards the bytes before
+/// the needle and a few after it, then closes both sides, as a network failing mid-request
+/// does. Everything else passes through. Returns its endpoint and the count of cuts.
+pub async fn cutting_proxy(
+    upstream: &str,
+    needle: &'static str,
+) -> (String, Arc<std::sync::atomic::AtomicU64>) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let upstream = upstream.trim_start_matches("http://").to_owned();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let cuts = Arc::new(AtomicU64::new(0));
+    let counted = cuts.clone();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
+                continue;
+            };
+            let cuts = counted.clone();
+            tokio::spawn(async move {
+                let (mut from_client, mut to_server) = (client, server);
+                let (mut client_read, mut client_write) = from_client.split();
+                let (mut server_read, mut server_write) = to_server.split();
+                let upward = async {
+                    let mut buffer = vec![0u8; 64 * 1024];
+                    loop {
+                        let read = client_read.read(&mut buffer).await?;
+                        if read == 0 {
+                            return Ok::<_, std::io::Error>(());
+                        }
+                        let chunk = &buffer[..read];
+                        if let Some(at) = chunk
+                            .windows(needle.len())
+                            .position(|window| window == needle.as_bytes())
+                        {
+                            let keep = (at + needle.len() + 64).min(read);
+                            server_write.write_all(&chunk[..keep]).await?;
+                            cuts.fetch_add(1, Ordering::Relaxed);
+                            return Ok(());
+                        }
+                        server_write.write_all(chunk).await?;
+                    }
+                };
+                let downward = tokio::io::copy(&mut server_read, &mut client_write);
+                // Whichever side ends first ends the connection (a cut ends both).
+                tokio::select! {
+                    _ = upward => {}
+                    _ = downward => {}
+                }
+            });
+        }
+    });
+    (endpoint, cuts)
+}
