@@ -22,63 +22,9 @@ fn reference_for_suite(
     builder
 }
 
-type SuiteFn<S> = fn(Arc<S>) -> BoxFuture<'static, ()>;
-
-/// Every public function of `object_store::integration` 0.13.2, with the arguments
-/// object_store's own S3 test gives them.
+/// Every public function of `object_store::integration` 0.13.2.
 fn suite<S: SuiteStore>() -> Vec<(&'static str, SuiteFn<S>)> {
-    vec![
-        ("put_get_delete_list", |s| {
-            async move { put_get_delete_list(&*s).await }.boxed()
-        }),
-        ("put_get_attributes", |s| {
-            async move { put_get_attributes(&*s).await }.boxed()
-        }),
-        ("get_opts", |s| async move { get_opts(&*s).await }.boxed()),
-        ("put_opts", |s| {
-            async move { put_opts(&*s, true).await }.boxed()
-        }),
-        ("stream_get", |s| {
-            async move { stream_get(&*s).await }.boxed()
-        }),
-        ("list_uses_directories_correctly", |s| {
-            async move { list_uses_directories_correctly(&*s).await }.boxed()
-        }),
-        ("list_with_delimiter", |s| {
-            async move { list_with_delimiter(&*s).await }.boxed()
-        }),
-        ("get_nonexistent_object", |s| {
-            async move {
-                let error = get_nonexistent_object(&*s, None).await.unwrap_err();
-                assert!(matches!(error, Error::NotFound { .. }), "{error}");
-            }
-            .boxed()
-        }),
-        ("rename_and_copy", |s| {
-            async move { rename_and_copy(&*s).await }.boxed()
-        }),
-        ("copy_if_not_exists", |s| {
-            async move { copy_if_not_exists(&*s).await }.boxed()
-        }),
-        ("copy_rename_nonexistent_object", |s| {
-            async move { copy_rename_nonexistent_object(&*s).await }.boxed()
-        }),
-        ("multipart", |s| {
-            async move { multipart(&*s, &*s).await }.boxed()
-        }),
-        ("multipart_race_condition", |s| {
-            async move { multipart_race_condition(&*s, true).await }.boxed()
-        }),
-        ("multipart_out_of_order", |s| {
-            async move { multipart_out_of_order(&*s).await }.boxed()
-        }),
-        ("list_paginated", |s| {
-            async move { list_paginated(&*s, &*s).await }.boxed()
-        }),
-        ("list_with_offset_exclusivity", |s| {
-            async move { list_with_offset_exclusivity(&*s).await }.boxed()
-        }),
-    ]
+    suite_of_both_versions()
 }
 
 on_local_s3!(
