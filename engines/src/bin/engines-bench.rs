@@ -1,0 +1,390 @@
+//! The DataFusion query set of `measurements/engines-*`: a TPC-H-like `lineitem` in S3, read
+//! and written through S3WireStore or through object_store's own `AmazonS3`, one query a
+//! process (so CPU and peak RSS are the query's).
+//!
+//! ```text
+//! engines-bench serve-local-s3                       # prints its endpoint, runs until stdin closes
+//! engines-bench proxy UPSTREAM STATS_FILE            # counts requests and bytes; prints its endpoint
+//! engines-bench generate ENDPOINT BUCKET ROWS FILES  # writes lineitem/ through S3WireStore
+//! engines-bench query ENDPOINT BUCKET STORE QUERY    # STORE: s3wire | amazons3; prints one JSON line
+//! ```
+//!
+//! Credentials: `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_REGION` of the server.
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use datafusion::arrow::array::{
+    Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::datasource::MemTable;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use object_store::ObjectStore;
+use s3_wire_engines::{register, run};
+use s3_wire_object_store::S3WireStore;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+type Failure = Box<dyn std::error::Error>;
+
+const QUERIES: [(&str, &str); 4] = [
+    (
+        "full-scan-aggregate",
+        "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS qty, sum(l_extendedprice) AS price, \
+         avg(l_discount) AS discount, count(*) AS n FROM lineitem \
+         GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus",
+    ),
+    (
+        "selective-page-index",
+        "SELECT count(*) AS n, sum(l_extendedprice) AS price FROM lineitem \
+         WHERE l_orderkey BETWEEN 3000000 AND 3002000",
+    ),
+    (
+        "projection-2-of-16",
+        "SELECT sum(l_quantity) AS qty, max(l_shipdate) AS last FROM lineitem",
+    ),
+    (
+        "copy-back",
+        "COPY (SELECT * FROM lineitem WHERE l_shipmode = 'AIR') TO 's3://__BUCKET__/out-__STORE__/' \
+         STORED AS PARQUET",
+    ),
+];
+
+fn lineitem_schema() -> Arc<Schema> {
+    let utf8 = |name: &str| Field::new(name, DataType::Utf8, false);
+    Arc::new(Schema::new(vec![
+        Field::new("l_orderkey", DataType::Int64, false),
+        Field::new("l_partkey", DataType::Int64, false),
+        Field::new("l_suppkey", DataType::Int64, false),
+        Field::new("l_linenumber", DataType::Int32, false),
+        Field::new("l_quantity", DataType::Float64, false),
+        Field::new("l_extendedprice", DataType::Float64, false),
+        Field::new("l_discount", DataType::Float64, false),
+        Field::new("l_tax", DataType::Float64, false),
+        utf8("l_returnflag"),
+        utf8("l_linestatus"),
+        Field::new("l_shipdate", DataType::Date32, false),
+        Field::new("l_commitdate", DataType::Date32, false),
+        Field::new("l_receiptdate", DataType::Date32, false),
+        utf8("l_shipinstruct"),
+        utf8("l_shipmode"),
+        utf8("l_comment"),
+    ]))
+}
+
+/// Rows `first..first + rows` of `lineitem` (ordered by `l_orderkey`, four lines an order).
+fn lineitem(first: u64, rows: u64) -> RecordBatch {
+    let mut state = first.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let n = rows as usize;
+    let (mut orderkey, mut partkey, mut suppkey, mut linenumber) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut quantity, mut price, mut discount, mut tax) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut flag, mut status, mut ship, mut commit, mut receipt) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut instruct, mut mode, mut comment) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    const MODES: [&str; 7] = ["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"];
+    const INSTRUCT: [&str; 4] = [
+        "DELIVER IN PERSON",
+        "COLLECT COD",
+        "NONE",
+        "TAKE BACK RETURN",
+    ];
+    const WORDS: [&str; 8] = [
+        "quickly", "final", "deposits", "sleep", "furious", "ironic", "bold", "pending",
+    ];
+    for row in first..first + rows {
+        let r = next();
+        orderkey.push((row / 4) as i64);
+        partkey.push((r % 200_000) as i64);
+        suppkey.push(((r >> 20) % 10_000) as i64);
+        linenumber.push((row % 4) as i32 + 1);
+        let qty = (1 + (r >> 8) % 50) as f64;
+        quantity.push(qty);
+        price.push(qty * (900.0 + ((r >> 16) % 100_000) as f64 / 100.0));
+        discount.push(((r >> 24) % 11) as f64 / 100.0);
+        tax.push(((r >> 28) % 9) as f64 / 100.0);
+        flag.push(["A", "N", "R"][((r >> 32) % 3) as usize]);
+        status.push(["F", "O"][((r >> 34) % 2) as usize]);
+        let day = 8_035 + ((r >> 36) % 2_500) as i32;
+        ship.push(day);
+        commit.push(day + ((r >> 40) % 60) as i32 - 30);
+        receipt.push(day + 1 + ((r >> 44) % 30) as i32);
+        instruct.push(INSTRUCT[((r >> 46) % 4) as usize]);
+        mode.push(MODES[((r >> 48) % 7) as usize]);
+        comment.push(format!(
+            "{} {} {} {}",
+            WORDS[((r >> 51) % 8) as usize],
+            WORDS[((r >> 54) % 8) as usize],
+            WORDS[((r >> 57) % 8) as usize],
+            (r >> 40) % 10_000
+        ));
+    }
+    RecordBatch::try_new(
+        lineitem_schema(),
+        vec![
+            Arc::new(Int64Array::from(orderkey)),
+            Arc::new(Int64Array::from(partkey)),
+            Arc::new(Int64Array::from(suppkey)),
+            Arc::new(Int32Array::from(linenumber)),
+            Arc::new(Float64Array::from(quantity)),
+            Arc::new(Float64Array::from(price)),
+            Arc::new(Float64Array::from(discount)),
+            Arc::new(Float64Array::from(tax)),
+            Arc::new(StringArray::from(flag)),
+            Arc::new(StringArray::from(status)),
+            Arc::new(Date32Array::from(ship)),
+            Arc::new(Date32Array::from(commit)),
+            Arc::new(Date32Array::from(receipt)),
+            Arc::new(StringArray::from(instruct)),
+            Arc::new(StringArray::from(mode)),
+            Arc::new(StringArray::from(comment)),
+        ],
+    )
+    .expect("lineitem")
+}
+
+fn s3_wire(endpoint: &str, bucket: &str) -> Result<Arc<dyn ObjectStore>, Failure> {
+    let env = s3_wire_tokio::credentials::MapEnv::new()
+        .with_var("AWS_ENDPOINT_URL", endpoint)
+        .with_var("AWS_REGION", std::env::var("AWS_REGION")?)
+        .with_var("AWS_ACCESS_KEY_ID", std::env::var("AWS_ACCESS_KEY_ID")?)
+        .with_var(
+            "AWS_SECRET_ACCESS_KEY",
+            std::env::var("AWS_SECRET_ACCESS_KEY")?,
+        )
+        .with_home("/nonexistent");
+    Ok(Arc::new(S3WireStore::from_env_with(bucket, Arc::new(env))?))
+}
+
+fn amazon_s3(endpoint: &str, bucket: &str) -> Result<Arc<dyn ObjectStore>, Failure> {
+    Ok(Arc::new(
+        object_store::aws::AmazonS3Builder::new()
+            .with_endpoint(endpoint)
+            .with_region(std::env::var("AWS_REGION")?)
+            .with_access_key_id(std::env::var("AWS_ACCESS_KEY_ID")?)
+            .with_secret_access_key(std::env::var("AWS_SECRET_ACCESS_KEY")?)
+            .with_allow_http(true)
+            .with_virtual_hosted_style_request(false)
+            .with_bucket_name(bucket)
+            .build()?,
+    ))
+}
+
+/// User + system CPU of this process, all threads (`/proc/self/stat`, in USER_HZ = 100 ticks).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
+/// The peak resident set of this process (`VmHWM`).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+async fn generate(endpoint: &str, bucket: &str, rows: u64, files: u64) -> Result<(), Failure> {
+    let config = SessionConfig::new()
+        .set_usize(
+            "datafusion.execution.soft_max_rows_per_output_file",
+            (rows / files) as usize,
+        )
+        .set_usize(
+            "datafusion.execution.minimum_parallel_output_files",
+            files as usize,
+        );
+    let ctx = SessionContext::new_with_config(config);
+    let client = s3_wire_tokio::Client::builder()
+        .endpoint(endpoint)
+        .region(std::env::var("AWS_REGION")?)
+        .static_credentials(
+            std::env::var("AWS_ACCESS_KEY_ID")?,
+            std::env::var("AWS_SECRET_ACCESS_KEY")?,
+            None,
+        )
+        .build()?;
+    client
+        .create_bucket(
+            s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket::new(s3_wire_tokio::bucket(
+                bucket,
+            )?),
+        )
+        .await?;
+    register(&ctx, bucket, s3_wire(endpoint, bucket)?);
+    let batch_rows = 100_000;
+    let batches: Vec<RecordBatch> = (0..rows.div_ceil(batch_rows))
+        .map(|i| lineitem(i * batch_rows, batch_rows.min(rows - i * batch_rows)))
+        .collect();
+    ctx.register_table(
+        "lineitem_mem",
+        Arc::new(MemTable::try_new(lineitem_schema(), vec![batches])?),
+    )?;
+    run(
+        &ctx,
+        &format!("COPY lineitem_mem TO 's3://{bucket}/lineitem/' STORED AS PARQUET"),
+    )
+    .await?;
+    Ok(())
+}
+
+async fn query(endpoint: &str, bucket: &str, store: &str, name: &str) -> Result<(), Failure> {
+    let object_store = match store {
+        "s3wire" => s3_wire(endpoint, bucket)?,
+        "amazons3" => amazon_s3(endpoint, bucket)?,
+        other => return Err(format!("no store {other}").into()),
+    };
+    let ctx = SessionContext::new();
+    register(&ctx, bucket, object_store);
+    run(
+        &ctx,
+        &format!(
+            "CREATE EXTERNAL TABLE lineitem STORED AS PARQUET LOCATION 's3://{bucket}/lineitem/'"
+        ),
+    )
+    .await?;
+    let sql = QUERIES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or("no such query")?
+        .1
+        .replace("__BUCKET__", bucket)
+        .replace("__STORE__", store);
+    let (cpu, started) = (cpu_seconds(), Instant::now());
+    let result = run(&ctx, &sql).await?;
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
+    let digest = result.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    println!(
+        "{{\"store\":\"{store}\",\"query\":\"{name}\",\"wall_s\":{wall:.4},\"cpu_s\":{cpu:.4},\"peak_rss_kib\":{},\"result_fnv\":\"{digest:016x}\"}}",
+        peak_rss_kib()
+    );
+    Ok(())
+}
+
+/// A loopback TCP proxy counting HTTP requests (request lines at the start of what the
+/// client sends) and the bytes the server sends back; writes `requests N` and `bytes N` to
+/// `stats` after every change.
+async fn proxy(upstream: String, stats: String) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("http://{}", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    let requests = Arc::new(AtomicU64::new(0));
+    let bytes = Arc::new(AtomicU64::new(0));
+    let upstream = upstream.trim_start_matches("http://").to_owned();
+    let write_stats = {
+        let (requests, bytes) = (requests.clone(), bytes.clone());
+        move || {
+            let text = format!(
+                "requests {}\nbytes {}\n",
+                requests.load(Ordering::Relaxed),
+                bytes.load(Ordering::Relaxed)
+            );
+            let _ = std::fs::write(&stats, text);
+        }
+    };
+    let write_stats = Arc::new(write_stats);
+    loop {
+        let (mut client, _) = listener.accept().await?;
+        let mut server = tokio::net::TcpStream::connect(&upstream).await?;
+        let (requests, bytes, write_stats) = (requests.clone(), bytes.clone(), write_stats.clone());
+        tokio::spawn(async move {
+            let (mut client_read, mut client_write) = client.split();
+            let (mut server_read, mut server_write) = server.split();
+            let upward = async {
+                let mut buffer = vec![0u8; 256 * 1024];
+                loop {
+                    let read = client_read.read(&mut buffer).await?;
+                    if read == 0 {
+                        return Ok::<_, std::io::Error>(());
+                    }
+                    let chunk = &buffer[..read];
+                    let starts = [&b"GET /"[..], b"PUT /", b"HEAD /", b"POST /", b"DELETE /"];
+                    if starts.iter().any(|s| chunk.starts_with(s)) {
+                        requests.fetch_add(1, Ordering::Relaxed);
+                        write_stats();
+                    }
+                    server_write.write_all(chunk).await?;
+                }
+            };
+            let downward = async {
+                let mut buffer = vec![0u8; 256 * 1024];
+                loop {
+                    let read = server_read.read(&mut buffer).await?;
+                    if read == 0 {
+                        return Ok::<_, std::io::Error>(());
+                    }
+                    bytes.fetch_add(read as u64, Ordering::Relaxed);
+                    client_write.write_all(&buffer[..read]).await?;
+                }
+            };
+            tokio::select! {
+                _ = upward => {}
+                _ = downward => {}
+            }
+            write_stats();
+        });
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Failure> {
+    s3_wire_engines::install_crypto_provider();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["serve-local-s3"] => {
+            let server = tokio::task::spawn_blocking(local_s3::LocalS3::start).await??;
+            println!("{}", server.endpoint());
+            std::io::stdout().flush()?;
+            let stdin = std::io::stdin();
+            for _ in stdin.lock().lines() {}
+            drop(server);
+            Ok(())
+        }
+        ["proxy", upstream, stats] => proxy(upstream.to_string(), stats.to_string()).await,
+        ["generate", endpoint, bucket, rows, files] => {
+            generate(endpoint, bucket, rows.parse()?, files.parse()?).await
+        }
+        ["query", endpoint, bucket, store, name] => query(endpoint, bucket, store, name).await,
+        _ => Err("usage: engines-bench serve-local-s3 | proxy UPSTREAM STATS | generate ENDPOINT BUCKET ROWS FILES | query ENDPOINT BUCKET STORE QUERY".into()),
+    }
+}
