@@ -482,6 +482,20 @@ impl<'a> RequestBuilder<'a> {
         builder.body(Body::Bytes(Bytes::from(document)))
     }
 
+    /// The XML document of CompleteMultipartUpload: its `Content-MD5`, but on a directory
+    /// bucket (which refuses MD5) no integrity header at all. Never an `x-amz-checksum-*`
+    /// header: on CompleteMultipartUpload that header is the whole object's checksum, and the
+    /// document's own would be taken for it (and sit beside the object's value).
+    pub(crate) fn completion_body(self, document: Vec<u8>) -> Self {
+        let builder = self.header("content-type", "application/xml");
+        let builder = if builder.bucket.is_some_and(BucketName::is_s3_express) {
+            builder
+        } else {
+            builder.header("content-md5", ContentMd5::of(&document))
+        };
+        builder.body(Body::Bytes(Bytes::from(document)))
+    }
+
     /// Whether the request addresses an S3 Express One Zone directory bucket or access point.
     pub(crate) fn is_s3_express(&self) -> bool {
         self.bucket.is_some_and(BucketName::is_s3_express)

@@ -10,9 +10,9 @@ use bytes::Bytes;
 use common::key;
 use s3_ops::ops::list_objects_v2::ListObjectsV2;
 use s3_ops::{
-    AddressingStyle, BucketName, CopyObject, CopySource, CreateBucket, CreateSession,
-    DeleteObjects, Endpoint, Error, GetObject, HeadBucket, InvalidInput, ListDirectoryBuckets,
-    Operation, OperationRequest, PutObject, RawRequest, RequestExtras,
+    AddressingStyle, BucketName, CompleteMultipartUpload, CopyObject, CopySource, CreateBucket,
+    CreateSession, DeleteObjects, Endpoint, Error, GetObject, HeadBucket, InvalidInput,
+    ListDirectoryBuckets, Operation, OperationRequest, PutObject, RawRequest, RequestExtras,
 };
 
 const AP: &str = "arn:aws:s3:us-west-2:123456789012:accesspoint/my-ap";
@@ -199,6 +199,29 @@ fn s3_express_buckets_and_access_points_get_what_s3_express_accepts() {
             .content_md5(true);
         let refusal = endpoint_refusal(put.request(&west));
         assert!(refusal.contains("refuse Content-MD5"), "{refusal}");
+        // CompleteMultipartUpload: its `x-amz-checksum-*` is the object's checksum, so the
+        // document gets none of its own (it had its CRC32 under the same name, a second
+        // `x-amz-checksum-crc32` beside the object's); no MD5 either.
+        let parts = vec![s3_ops::CompletedPart::new(
+            1,
+            s3_ops::ETag::parse("\"etag\"").unwrap(),
+        )];
+        let object_crc = s3_ops::ChecksumAlgorithm::Crc32.checksum(b"the object");
+        for full_object in [Some(object_crc.clone()), None] {
+            let mut complete =
+                CompleteMultipartUpload::new(bucket(name), key("k"), "upload", parts.clone());
+            if let Some(checksum) = &full_object {
+                complete = complete.full_object_checksum(checksum.clone());
+            }
+            let complete = complete.request(&west).unwrap();
+            let headers = complete.request.headers();
+            assert!(!headers.contains_key("content-md5"), "{name}");
+            let values: Vec<_> = headers.get_all("x-amz-checksum-crc32").iter().collect();
+            match &full_object {
+                Some(checksum) => assert_eq!(values, [checksum.to_base64().as_str()], "{name}"),
+                None => assert!(values.is_empty(), "{name}: {values:?}"),
+            }
+        }
     }
     // A general-purpose bucket keeps its MD5.
     let delete = DeleteObjects::new(bucket("plain"), vec![key("a")])

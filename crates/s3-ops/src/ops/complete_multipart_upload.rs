@@ -157,7 +157,7 @@ impl Operation for CompleteMultipartUpload {
                 self.expected_bucket_owner.as_ref(),
             )
             .checksum_header(checksum)
-            .xml_body(body)
+            .completion_body(body)
             .build()
     }
 
