@@ -32,8 +32,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use s3_wire_tokio::s3_sigv4::{Credentials, PayloadHash, Signer, SigningParams, SigningTime};
 
-use super::fault::{ServerThread, loopback_listener};
 use super::pki::{DEFAULT_VERSIONS, TestCa, server_config};
+use super::server::{ServerThread, loopback_listener};
 use super::sigv4;
 
 /// The client's access key id.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::fault::{ServerThread, loopback_listener};
+use super::server::{ServerThread, loopback_listener};
 
 /// One request the proxy received.
 #[derive(Debug, Clone, PartialEq, Eq)]
