@@ -1160,6 +1160,16 @@ async fn handle(
         return std::future::pending().await;
     }
 
+    // A header S3 takes once, sent twice (as s3s refuses it): which value would count?
+    if let Some(name) = parts.headers.keys().find(|name| {
+        name.as_str().starts_with("x-amz-checksum-")
+            && parts.headers.get_all(*name).iter().count() > 1
+    }) {
+        let answer = Answer::error(400, "InvalidRequest", &format!("duplicate header: {name}"));
+        record.status = Some(answer.status);
+        lock(state).record(record);
+        return Ok(build_response(answer, &request_id, head, Delivery::Whole));
+    }
     if quirks.refuse_signed_trailers_unread
         && header(&parts.headers, "x-amz-content-sha256")
             == Some("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER")
