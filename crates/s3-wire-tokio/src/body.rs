@@ -21,8 +21,8 @@ use http_body::{Frame, SizeHint};
 use tokio::task::JoinHandle;
 
 use crate::error::Error;
+use crate::progress::PartProgress;
 use crate::stall::Activity;
-use crate::transfer::PartProgress;
 
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 

@@ -17,8 +17,8 @@ use s3_sigv4::{CHUNK_TERMINATOR, ChunkEncoder, ChunkedLayout};
 
 use crate::body::{AttemptBody, Body, BodyError, BoxError};
 use crate::error::{Error, ErrorKind};
+use crate::progress::PartProgress;
 use crate::stall::Activity;
-use crate::transfer::PartProgress;
 
 /// Payload bytes per aws-chunked chunk (S3's minimum is 8 KiB).
 pub(crate) const CHUNK_SIZE: usize = 256 * 1024;

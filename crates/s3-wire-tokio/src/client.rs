@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, SystemTime};
@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use http::StatusCode;
 use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
-use s3_ops::ops::create_session::SessionMode;
+use s3_ops::ops::create_session::{CreateSession, SessionMode};
 use s3_ops::{
     ChecksumAlgorithm, Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RequestExtras,
     RetryClass, SigningScope,
@@ -21,17 +21,17 @@ use tokio::time::Instant;
 
 use crate::bandwidth::{Bandwidth, Throttled};
 use crate::body::Body;
-use crate::config::{ClientBuilder, Timeouts, TransferSettings};
 use crate::credentials::CredentialsProvider;
-use crate::error::{Error, ErrorKind, TimeoutKind};
-use crate::express::ExpressSessions;
+use crate::error::{Error, ErrorKind, TimeoutKind, request_id};
+use crate::express::{CreateSessions, ExpressSessions};
 use crate::hooks::{Counted, Direction, Recorder, RequestHook};
+use crate::memory::{MemoryBudget, MemoryUsage};
 use crate::object_body::{BodyLimits, ObjectBody};
 use crate::retry::{Jitter, RetryBudget, RetryConfig, RetryCost, parse_retry_after};
+use crate::settings::{Timeouts, TransferOptions, TransferSettings};
 use crate::sign::{Digests, PayloadCache, PayloadSigning, Signer, hashed_ahead, unsigned_allowed};
 use crate::stall::{Active, Activity};
 use crate::trace;
-use crate::transfer::{MemoryBudget, MemoryUsage, TransferOptions};
 use crate::transport::{self, HttpClients, Transport};
 
 /// An async S3 client.
@@ -96,6 +96,16 @@ pub(crate) struct Inner {
     pub(crate) learnt: crate::learnt::Learnt,
 }
 
+impl CreateSessions for Inner {
+    fn create_session(
+        self: Arc<Self>,
+        create: CreateSession,
+    ) -> Pin<Box<dyn Future<Output = Result<<CreateSession as Operation>::Output, Error>> + Send>>
+    {
+        Box::pin(async move { Client::from_inner(self).send_ref(&create).await })
+    }
+}
+
 /// Whether `error` is how a store refuses a signed aws-chunked trailer: `400` with a code
 /// that names the request rather than its bytes (`InvalidRequest`, Garage's "Invalid payload
 /// signature"; `InvalidArgument`; `NotImplemented`), or `501`. A `BadDigest` or a signature
@@ -134,23 +144,6 @@ pub(crate) struct RawResponse {
 }
 
 impl Client {
-    /// A builder with nothing configured.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
-    /// A client configured from the standard AWS environment variables and
-    /// shared config files (see [`ClientBuilder::from_env`]).
-    pub fn from_env() -> Result<Self, Error> {
-        ClientBuilder::from_env().build()
-    }
-
-    /// Like [`Client::from_env`], and on EC2 the region from instance metadata when none is
-    /// configured (see [`ClientBuilder::load_from_env`]).
-    pub async fn load_from_env() -> Result<Self, Error> {
-        ClientBuilder::load_from_env().await.build()
-    }
-
     // One caller (`ClientBuilder::build`), which hands over each part it resolved.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
@@ -219,7 +212,7 @@ impl Client {
 
     /// A view of this client whose every request also carries `extras` (requester pays,
     /// headers, query parameters), on top of the client's own
-    /// ([`ClientBuilder::request_payer`], [`ClientBuilder::request_extras`]; the view's
+    /// ([`ClientBuilder::request_payer`](crate::ClientBuilder::request_payer), [`ClientBuilder::request_extras`](crate::ClientBuilder::request_extras); the view's
     /// win where both set one). The view shares everything else (connection pool,
     /// credentials, memory budget, retry budget) and is as cheap to make as a clone;
     /// every operation and managed transfer run through it carries the extras.
@@ -249,13 +242,13 @@ impl Client {
         self.extras.as_deref().unwrap_or(&self.inner.extras)
     }
 
-    /// Whether requests are sent unsigned ([`ClientBuilder::anonymous`]).
+    /// Whether requests are sent unsigned ([`ClientBuilder::anonymous`](crate::ClientBuilder::anonymous)).
     pub fn is_anonymous(&self) -> bool {
         self.inner.credentials.is_none()
     }
 
     /// What this client's managed transfers hold in memory now, the most they ever held,
-    /// and the limit (see [`ClientBuilder::transfer_memory`]).
+    /// and the limit (see [`ClientBuilder::transfer_memory`](crate::ClientBuilder::transfer_memory)).
     pub fn transfer_memory(&self) -> MemoryUsage {
         self.inner.transfer_memory.usage()
     }
@@ -266,7 +259,7 @@ impl Client {
     }
 
     /// The profile of the store this client adapts its requests to (see
-    /// [`ClientBuilder::provider`]).
+    /// [`ClientBuilder::provider`](crate::ClientBuilder::provider)).
     pub fn provider_quirks(&self) -> &ProviderQuirks {
         &self.inner.quirks
     }
@@ -949,13 +942,6 @@ fn is_ambiguous(error: &Error) -> bool {
             | ErrorKind::Timeout(TimeoutKind::Stalled(_))
             | ErrorKind::BodyLength { .. }
     )
-}
-
-pub(crate) fn request_id(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get("x-amz-request-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
 }
 
 fn content_length(headers: &HeaderMap) -> Option<u64> {

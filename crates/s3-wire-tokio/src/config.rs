@@ -19,8 +19,8 @@ use crate::credentials::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::retry::RetryConfig;
+use crate::settings::{Timeouts, TransferOptions, TransferSettings};
 use crate::sign::PayloadSigning;
-use crate::transfer::TransferOptions;
 use crate::transport::{ProxySettings, Transport, TransportConfig};
 
 /// The region used when none is configured anywhere (as the AWS CLI does for
@@ -29,31 +29,6 @@ pub const DEFAULT_REGION: &str = "us-east-1";
 
 /// The smallest bandwidth limit, in bytes per second.
 const MIN_BANDWIDTH: u64 = 8 * 1024;
-
-/// Time limits of a [`Client`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Timeouts {
-    /// Establishing a connection (TCP and TLS). Default 10 s.
-    pub connect: Duration,
-    /// No byte moving in either direction for this long fails the attempt
-    /// (a waiting consumer of a download counts; a paused one does not).
-    /// Default 30 s.
-    pub stall: Duration,
-    /// The whole operation, retries and backoff included (for a streaming
-    /// download: until its body is fully read). Default: none.
-    pub operation: Option<Duration>,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Self {
-            connect: Duration::from_secs(10),
-            stall: Duration::from_secs(30),
-            operation: None,
-        }
-    }
-}
 
 /// Builds a [`Client`]. Start from [`Client::builder`] (nothing configured)
 /// or [`Client::from_env`] / [`ClientBuilder::from_env`] (the standard AWS
@@ -128,13 +103,23 @@ enum RootSource {
     File(PathBuf, Option<String>),
 }
 
-/// How a client's managed transfers run: their default options, the memory they may hold
-/// together, and the bandwidth limit of all its requests.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TransferSettings {
-    pub(crate) options: TransferOptions,
-    pub(crate) memory: Option<u64>,
-    pub(crate) bandwidth: Option<u64>,
+impl Client {
+    /// A builder with nothing configured.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// A client configured from the standard AWS environment variables and
+    /// shared config files (see [`ClientBuilder::from_env`]).
+    pub fn from_env() -> Result<Self, Error> {
+        ClientBuilder::from_env().build()
+    }
+
+    /// Like [`Client::from_env`], and on EC2 the region from instance metadata when none is
+    /// configured (see [`ClientBuilder::load_from_env`]).
+    pub async fn load_from_env() -> Result<Self, Error> {
+        ClientBuilder::load_from_env().await.build()
+    }
 }
 
 impl Default for ClientBuilder {
@@ -795,7 +780,7 @@ impl ClientBuilder {
         let mut integrity = self.integrity;
         integrity.upload_checksum = quirks.upload_checksum(integrity.upload_checksum);
         let mut transfers = self.transfers;
-        transfers.options = crate::transfer::fit_to_store(transfers.options, &quirks)?;
+        transfers.options = crate::settings::fit_to_store(transfers.options, &quirks)?;
         let loopback = is_loopback(endpoint.host());
         if endpoint.scheme() == Scheme::Http && !self.allow_http && !loopback {
             return Err(Error::config(format!(

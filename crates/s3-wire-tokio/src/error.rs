@@ -614,6 +614,14 @@ impl From<Error> for std::io::Error {
     }
 }
 
+/// The request id S3 gave an answer (`x-amz-request-id`), which errors and hooks report.
+pub(crate) fn request_id(headers: &http::HeaderMap) -> Option<String> {
+    headers
+        .get("x-amz-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-use s3_ops::BucketName;
 use s3_ops::ops::create_session::{CreateSession, SessionMode};
+use s3_ops::{BucketName, Operation};
 
-use crate::client::{Client, Inner};
 use crate::credentials::{
     CacheSettings, CachingProvider, Credentials, CredentialsProvider, Error, ExpiringCredentials,
     ExpiringSource, FetchFuture, SystemClock,
@@ -23,6 +24,18 @@ const MAX_SESSIONS: usize = 64;
 /// One cached session per directory bucket and access key id of the credentials that
 /// created it.
 type Sessions = HashMap<(String, String), Arc<CachingProvider<SessionSource>>>;
+
+/// What sends CreateSession: the client, which implements it (a session is created through
+/// the client's own pipeline: its retries, timeouts and base credentials).
+pub(crate) trait CreateSessions: Send + Sync + 'static {
+    /// Sends `create` and decodes the answer.
+    fn create_session(
+        self: Arc<Self>,
+        create: CreateSession,
+    ) -> Pin<
+        Box<dyn Future<Output = Result<<CreateSession as Operation>::Output, crate::Error>> + Send>,
+    >;
+}
 
 /// The session caches of one client.
 pub(crate) struct ExpressSessions {
@@ -43,7 +56,7 @@ impl ExpressSessions {
     /// credentials) when none are held or they are about to expire.
     pub(crate) async fn credentials(
         &self,
-        client: &Arc<Inner>,
+        client: &Arc<impl CreateSessions>,
         bucket: &str,
         base: &Credentials,
     ) -> Result<Credentials, Error> {
@@ -63,7 +76,7 @@ impl ExpressSessions {
 
     fn session(
         &self,
-        client: &Arc<Inner>,
+        client: &Arc<impl CreateSessions>,
         bucket: &str,
         base: &Credentials,
     ) -> Result<Arc<CachingProvider<SessionSource>>, Error> {
@@ -88,7 +101,7 @@ impl ExpressSessions {
         settings.grace = Duration::ZERO;
         settings.retry_interval = Duration::from_secs(1);
         let source = SessionSource {
-            client: Arc::downgrade(client),
+            client: Arc::downgrade(client) as Weak<dyn CreateSessions>,
             bucket,
             mode: self.mode,
         };
@@ -118,7 +131,7 @@ impl fmt::Debug for ExpressSessions {
 /// CreateSession for one directory bucket, sent through the client (its retries, timeouts
 /// and base credentials). Holds the client weakly: the client owns its sessions.
 struct SessionSource {
-    client: Weak<Inner>,
+    client: Weak<dyn CreateSessions>,
     bucket: BucketName,
     mode: SessionMode,
 }
@@ -158,13 +171,12 @@ impl std::error::Error for SessionFailed {
 impl ExpiringSource for SessionSource {
     fn fetch(&self) -> FetchFuture<'_> {
         Box::pin(async move {
-            let inner = self
+            let client = self
                 .client
                 .upgrade()
                 .ok_or_else(|| Error::provider("the client was dropped"))?;
-            let client = Client::from_inner(inner);
             let create = CreateSession::new(self.bucket.clone()).mode(self.mode);
-            let answer = client.send_ref(&create).await.map_err(|error| {
+            let answer = client.create_session(create).await.map_err(|error| {
                 Error::provider(SessionFailed {
                     bucket: self.bucket.to_string(),
                     error,

@@ -171,7 +171,7 @@ impl Recorder {
         let mut state = self.state();
         state.complete = bodiless;
         state.status = Some(head.status.as_u16());
-        state.request_id = crate::client::request_id(&head.headers);
+        state.request_id = crate::error::request_id(&head.headers);
         state.first_byte = Some(state.started.elapsed());
     }
 

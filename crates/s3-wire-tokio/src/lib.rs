@@ -167,14 +167,18 @@ mod config;
 pub use s3_wire_credentials as credentials;
 mod error;
 mod express;
+mod file_writer;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 mod hooks;
 mod learnt;
+mod memory;
 mod object_body;
 mod ops;
 mod paginate;
+mod progress;
 mod retry;
+mod settings;
 mod sign;
 mod stall;
 mod trace;
@@ -184,7 +188,7 @@ mod verification;
 
 pub use body::{Body, ByteStream};
 pub use client::Client;
-pub use config::{ClientBuilder, DEFAULT_REGION, Timeouts};
+pub use config::{ClientBuilder, DEFAULT_REGION};
 pub use error::{
     Cleanup, Error, ErrorKind, TimeoutKind, TransferErrorKind, TransferFailure, TransportErrorKind,
 };
@@ -192,12 +196,11 @@ pub use hooks::{AttemptRecord, RequestHook};
 pub use object_body::{ObjectBody, ObjectReader};
 pub use ops::{GetObjectResponse, bucket, key};
 pub use paginate::{Paginated, Paginator};
+pub use progress::Progress;
 pub use retry::RetryConfig;
+pub use settings::{Timeouts, TransferOptions};
 pub use sign::PayloadSigning;
-pub use transfer::{
-    Destination, DirectoryHandle, DirectoryProgress, Progress, TransferHandle, TransferOptions,
-    UploadSource,
-};
+pub use transfer::{Destination, DirectoryHandle, DirectoryProgress, TransferHandle, UploadSource};
 pub use verification::{NotVerified, Verification};
 
 /// The HTTP client this crate sends with: build a client of your own with it for

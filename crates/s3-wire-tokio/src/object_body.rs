@@ -17,13 +17,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
 use s3_ops::checksum::ChecksumValidator;
-use s3_ops::ops::get_object::Resumable;
 use s3_ops::ops::head_object::ObjectHead;
 
-use crate::client::{Client, RetryDenied};
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
-use crate::retry::RetryCost;
-use crate::transfer::{FileWriter, PositionedWriter};
+use crate::file_writer::{FileWriter, PositionedWriter};
 use crate::verification::{NotVerified, Verification};
 
 /// Bytes [`ObjectBody::write_to_file`] gathers for one batch of positioned writes (it holds
@@ -110,52 +107,10 @@ pub(crate) enum Resumption {
 
 /// Starts the request for the body bytes after the first `received` (within the operation
 /// `deadline`, after `requests` requests for the body), or says why not. Behind `dyn` so
-/// that only programs that call [`Client::get_object`] link the continuation code; every
+/// that only programs that call [`Client::get_object`](crate::Client::get_object) link the continuation code; every
 /// response body has this field.
 pub(crate) type Resumer =
     Box<dyn FnMut(u64, Option<(Instant, Duration)>, u32) -> Resumption + Send + Sync>;
-
-/// The [`Resumer`] of a `GetObject` body: continuation requests planned by `plan`, while
-/// the client's retry limits (attempts, budget) and the deadline allow.
-pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
-    Box::new(move |received, deadline, requests| {
-        let Some(request) = plan.request_after(received) else {
-            return Resumption::Refused;
-        };
-        if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
-            return Resumption::Refused;
-        }
-        let (delay, tokens) = match client.retry_permit(requests, RetryCost::Timeout) {
-            Ok(permit) => permit,
-            Err(RetryDenied::Attempts) => return Resumption::Refused,
-            Err(RetryDenied::Budget) => return Resumption::BudgetSpent,
-        };
-        let client = client.clone();
-        let plan = plan.clone();
-        let fetch = async move {
-            tokio::time::sleep(delay).await;
-            // The continuation's own body is only a source of bytes: this body keeps
-            // the checks and the resumption. Its tries count on from the body's.
-            let (response, requests) = client.fetch_object(&request, requests).await?;
-            plan.check(received, &response.output.head)
-                .map_err(|error| Error::from(error).with_attempts(requests))?;
-            client.retry_succeeded(tokens);
-            Ok((response.body.body, requests))
-        };
-        Resumption::Started(match deadline {
-            // The whole body, continuations included, stays within the deadline.
-            Some((at, limit)) => Box::pin(async move {
-                tokio::time::timeout_at(at, fetch)
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(Error::timeout(TimeoutKind::Operation(limit))
-                            .with_attempts(requests + 1))
-                    })
-            }),
-            None => Box::pin(fetch),
-        })
-    })
-}
 
 impl ObjectBody {
     pub(crate) fn new(
@@ -218,6 +173,11 @@ impl ObjectBody {
             }
             None => Verification::NotVerified(why_not),
         };
+    }
+
+    /// The transport's body under the checks: what a continuation of another body reads.
+    pub(crate) fn into_transport_body(self) -> reqwest::Body {
+        self.body
     }
 
     /// Counts the `requests` the body's first response took.

@@ -7,7 +7,9 @@
 
 use std::time::{Duration, SystemTime};
 
-use s3_ops::ops::get_object::{GetObject, GetObjectOutput};
+use tokio::time::Instant;
+
+use s3_ops::ops::get_object::{GetObject, GetObjectOutput, Resumable};
 use s3_ops::ops::list_objects_v2::{ListObjectsV2, ListObjectsV2Output};
 use s3_ops::ops::put_object::{PutObject, PutObjectOutput};
 use s3_ops::ops::upload_part::{UploadPart, UploadPartOutput};
@@ -20,10 +22,53 @@ use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectKey, Operation};
 use s3_sigv4::{Credentials, PresignedRequest, SigningTime};
 
 use crate::body::{Body, Source};
-use crate::client::{Client, RawResponse, decode_buffered};
-use crate::error::{Error, ErrorKind};
-use crate::object_body::{ObjectBody, resumer};
+use crate::client::{Client, RawResponse, RetryDenied, decode_buffered};
+use crate::error::{Error, ErrorKind, TimeoutKind};
+use crate::object_body::{ObjectBody, Resumer, Resumption};
+use crate::retry::RetryCost;
 use crate::sign::{INLINE_DIGEST_LIMIT, digest_bytes};
+
+/// The [`Resumer`](crate::object_body::Resumer) of a `GetObject` body: continuation requests planned by `plan`, while
+/// the client's retry limits (attempts, budget) and the deadline allow.
+pub(crate) fn resumer(client: Client, plan: Resumable) -> Resumer {
+    Box::new(move |received, deadline, requests| {
+        let Some(request) = plan.request_after(received) else {
+            return Resumption::Refused;
+        };
+        if deadline.is_some_and(|(at, _)| Instant::now() >= at) {
+            return Resumption::Refused;
+        }
+        let (delay, tokens) = match client.retry_permit(requests, RetryCost::Timeout) {
+            Ok(permit) => permit,
+            Err(RetryDenied::Attempts) => return Resumption::Refused,
+            Err(RetryDenied::Budget) => return Resumption::BudgetSpent,
+        };
+        let client = client.clone();
+        let plan = plan.clone();
+        let fetch = async move {
+            tokio::time::sleep(delay).await;
+            // The continuation's own body is only a source of bytes: this body keeps
+            // the checks and the resumption. Its tries count on from the body's.
+            let (response, requests) = client.fetch_object(&request, requests).await?;
+            plan.check(received, &response.output.head)
+                .map_err(|error| Error::from(error).with_attempts(requests))?;
+            client.retry_succeeded(tokens);
+            Ok((response.body.into_transport_body(), requests))
+        };
+        Resumption::Started(match deadline {
+            // The whole body, continuations included, stays within the deadline.
+            Some((at, limit)) => Box::pin(async move {
+                tokio::time::timeout_at(at, fetch)
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(Error::timeout(TimeoutKind::Operation(limit))
+                            .with_attempts(requests + 1))
+                    })
+            }),
+            None => Box::pin(fetch),
+        })
+    })
+}
 
 /// A streaming `GetObject` response: the decoded head and the unread body.
 #[derive(Debug)]

@@ -69,7 +69,7 @@ impl Sent {
     pub(crate) fn answered(&mut self, head: &http::response::Parts) {
         #[cfg(feature = "tracing")]
         if self.request.is_some() {
-            let request_id = crate::client::request_id(&head.headers);
+            let request_id = crate::error::request_id(&head.headers);
             self.answer = Some((head.status, request_id));
         }
         #[cfg(not(feature = "tracing"))]

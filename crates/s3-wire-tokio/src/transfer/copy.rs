@@ -12,10 +12,10 @@ use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectAttributes, ObjectKe
 
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
+use crate::progress::{Listener, PartProgress};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, Expected};
 use crate::transfer::multipart::{Driver, Parts, Target, copy_source_changed};
-use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::upload::UploadOutput;
 use crate::transfer::{
     TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,

@@ -37,8 +37,8 @@ use tokio::task::JoinSet;
 
 use crate::client::Client;
 use crate::error::{Error, TransferErrorKind};
+use crate::progress::Progress;
 use crate::transfer::handle::{Control, TransferHandle};
-use crate::transfer::progress::Progress;
 use crate::transfer::{Destination, PossibleOrphan, TransferOptions, UploadSource};
 use crate::verification::Verification;
 
@@ -556,7 +556,7 @@ impl DirectoryBuilder {
         self
     }
 
-    /// The checksum of uploaded and copied objects (see [`UploadBuilder::checksum`]
+    /// The checksum of uploaded and copied objects (see [`UploadBuilder::checksum`](crate::transfer::UploadBuilder::checksum)
     /// (crate::transfer::UploadBuilder::checksum)).
     pub fn checksum(mut self, algorithm: Option<ChecksumAlgorithm>) -> Self {
         self.checksum = Some(algorithm);

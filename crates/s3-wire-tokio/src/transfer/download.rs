@@ -31,14 +31,14 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::client::Client;
 use crate::error::{Cleanup, Error, ErrorKind, TransferErrorKind, TransferFailure};
+use crate::file_writer::{FileWriter, PositionedWriter, WriterEnd, write_chunks_at};
+use crate::memory::{Admission, TooLarge};
 use crate::object_body::ObjectBody;
-use crate::transfer::budget::{Admission, TooLarge};
+use crate::progress::{Listener, PartProgress};
 use crate::transfer::download_resume::{self, Identity, Journal};
-use crate::transfer::file_writer::{FileWriter, PositionedWriter, WriterEnd, write_chunks_at};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity;
 use crate::transfer::journal;
-use crate::transfer::progress::{Listener, PartProgress};
 #[cfg(target_os = "linux")]
 use crate::transfer::unnamed_file::{self, Linked};
 use crate::transfer::wake::{Waits, Wake};

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, TransferErrorKind};
-use crate::transfer::progress::{Listener, Progress, ProgressState};
+use crate::progress::{Listener, Progress, ProgressState};
 
 /// What the handle and the driver share.
 #[derive(Debug)]

@@ -33,12 +33,12 @@ use s3_xml::ETag;
 use crate::body::{Body, FileRange, ReadBuffers};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
+use crate::memory::Admission;
+use crate::progress::{PartProgress, ProgressState};
 use crate::sign::{digest_bytes, read_whole_digested};
-use crate::transfer::budget::Admission;
 use crate::transfer::handle::Control;
 use crate::transfer::integrity::{self, Expected};
 use crate::transfer::journal::{self, Fingerprint, Header};
-use crate::transfer::progress::{PartProgress, ProgressState};
 use crate::transfer::source::SequentialRead;
 use crate::transfer::upload::{
     PossibleOrphan, UploadOutput, budget_error, check_unchanged, length_error, read_error,

@@ -59,7 +59,7 @@ impl Client {
     /// id) and the error returned; a file that is not a readable journal names no upload,
     /// so it is kept too and the error says why.
     ///
-    /// [`UploadBuilder::journal`]: crate::UploadBuilder::journal
+    /// [`UploadBuilder::journal`]: crate::transfer::UploadBuilder::journal
     pub async fn discard_upload_journal(
         &self,
         path: impl AsRef<Path>,

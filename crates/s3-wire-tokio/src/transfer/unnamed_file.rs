@@ -19,7 +19,7 @@ use bytes::Bytes;
 use rustix::fs::{AtFlags, CWD, Mode, OFlags};
 use rustix::io::Errno;
 
-use crate::transfer::file_writer::write_chunks_at;
+use crate::file_writer::write_chunks_at;
 
 /// Set once linking an unnamed file failed in a way every later link would (no `/proc`, a
 /// sandbox refusing `linkat`): the process then stops writing bodies it cannot link.

@@ -17,13 +17,13 @@ use s3_xml::ETag;
 use crate::body::Body;
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
+use crate::memory::{Admission, TooLarge};
+use crate::progress::{Listener, PartProgress};
 use crate::sign::digest_bytes;
-use crate::transfer::budget::{Admission, TooLarge};
 use crate::transfer::handle::{Control, TransferHandle};
 use crate::transfer::integrity::{self, Expected};
 use crate::transfer::journal::{self, Fingerprint, Header};
 use crate::transfer::multipart::{Driver, JournalWriter, Parts, Receipt, Target};
-use crate::transfer::progress::{Listener, PartProgress};
 use crate::transfer::source::{Prefixed, SequentialRead, SourceKind, UploadSource};
 use crate::transfer::{
     TransferOptions, await_starts, multipart_options, plan_error, transfer_option_setters,
@@ -430,7 +430,7 @@ struct Opened {
 /// [`read_whole_later`] reads it once the memory is free.
 async fn open(
     path: &std::path::Path,
-    budget: &Arc<crate::transfer::MemoryBudget>,
+    budget: &Arc<crate::memory::MemoryBudget>,
     whole_limit: Option<u64>,
 ) -> Result<Opened, Error> {
     let owned = path.to_path_buf();
@@ -522,7 +522,7 @@ impl Whole {
 
 /// The whole (small) file, read once the budget admits its `len` bytes.
 async fn read_whole_later(
-    budget: &Arc<crate::transfer::MemoryBudget>,
+    budget: &Arc<crate::memory::MemoryBudget>,
     file: &Arc<std::fs::File>,
     len: u64,
 ) -> Result<Whole, Error> {

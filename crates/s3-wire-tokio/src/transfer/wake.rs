@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 
 use tokio::task::JoinSet;
 
-use crate::transfer::budget::{Admission, MemoryBudget, TooLarge};
+use crate::memory::{Admission, MemoryBudget, TooLarge};
 use crate::transfer::handle::Control;
 
 type AdmissionFuture = Pin<Box<dyn Future<Output = Result<Admission, TooLarge>> + Send>>;
