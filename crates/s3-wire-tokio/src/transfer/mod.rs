@@ -9,7 +9,7 @@
 //!   (`handle.rs`): progress, cancellation, the result;
 //! - [`upload_directory`](crate::Client::upload_directory),
 //!   [`download_directory`](crate::Client::download_directory) and
-//!   [`copy_directory`](crate::Client::copy_directory) (`directory.rs`): many objects at once
+//!   [`copy_directory`](crate::Client::copy_directory) (`directory/`): many objects at once
 //!   over those, the listing streamed, with filters, sync comparisons and an aggregate
 //!   progress;
 //! - `multipart.rs`: the driver loop of multipart uploads and copies;
