@@ -4,7 +4,7 @@
 //! memory budget, and owns the transfer's progress.
 //!
 //! - [`upload`](crate::Client::upload) (`upload.rs`, sources in `source.rs`, the resume
-//!   journal in `journal.rs`), [`download`](crate::Client::download) (`download.rs`) and
+//!   journal in `journal.rs`), [`download`](crate::Client::download) (`download/`) and
 //!   [`copy`](crate::Client::copy) (`copy.rs`), each returning a [`TransferHandle`]
 //!   (`handle.rs`): progress, cancellation, the result;
 //! - [`upload_directory`](crate::Client::upload_directory),

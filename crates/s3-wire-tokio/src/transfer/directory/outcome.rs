@@ -61,7 +61,7 @@ pub enum Action {
     /// An object copied to another (server side).
     Copy,
     /// A destination file or object the source lacks, deleted
-    /// ([`DirectoryBuilder::delete_extraneous`]).
+    /// ([`DirectoryBuilder::delete_extraneous`](crate::transfer::DirectoryBuilder::delete_extraneous)).
     Delete,
     /// Nothing: the reason says why.
     Skip(SkipReason),
@@ -71,9 +71,9 @@ pub enum Action {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SkipReason {
-    /// The destination is the same by the [`Compare`] rule.
+    /// The destination is the same by the [`Compare`](crate::transfer::Compare) rule.
     Unchanged,
-    /// The destination exists ([`Compare::Missing`]).
+    /// The destination exists ([`Compare::Missing`](crate::transfer::Compare::Missing)).
     Exists,
     /// A symbolic link, and links are not followed.
     SymlinkNotFollowed,
@@ -160,7 +160,7 @@ impl fmt::Display for LocalIssue {
 impl std::error::Error for LocalIssue {}
 
 /// The result of one entry of a directory transfer, given to
-/// [`DirectoryBuilder::on_object`].
+/// [`DirectoryBuilder::on_object`](crate::transfer::DirectoryBuilder::on_object).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct ObjectOutcome {
@@ -198,7 +198,7 @@ pub struct Completed {
     ///
     /// [`UploadOutput::possible_orphan`]: crate::transfer::UploadOutput::possible_orphan
     pub possible_orphan: Option<PossibleOrphan>,
-    /// The source was removed after the transfer ([`DirectoryBuilder::remove_source`]).
+    /// The source was removed after the transfer ([`DirectoryBuilder::remove_source`](crate::transfer::DirectoryBuilder::remove_source)).
     pub source_removed: bool,
     /// Nothing was changed: a dry run.
     pub dry_run: bool,
@@ -206,7 +206,7 @@ pub struct Completed {
 
 /// The aggregate progress of a directory transfer.
 ///
-/// The byte counts come from each object transfer's [`Progress`]: `committed` never
+/// The byte counts come from each object transfer's [`Progress`](crate::Progress): `committed` never
 /// decreases and stays exact across retries. `bytes_found` grows as the walk finds entries
 /// (a local source is counted before the first transfer starts, so it is complete from the
 /// first snapshot); [`bytes_to_transfer`](Self::bytes_to_transfer) is never less than
