@@ -67,7 +67,7 @@ impl Default for CacheSettings {
     }
 }
 
-/// A [`CredentialsProvider`] over an [`ExpiringSource`]; see the [module rules](self).
+/// A [`CredentialsProvider`] over an [`ExpiringSource`]; see the [crate documentation](crate).
 ///
 /// ```no_run
 /// use s3_wire_credentials::{CachingProvider, CredentialsProvider, ImdsProvider};

@@ -161,3 +161,64 @@ impl CredentialsProvider for DefaultChain {
         self.cache.use_http_settings(settings);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::*;
+    use crate::{EnvironmentProvider, MapEnv, ProfileProvider};
+
+    #[test]
+    fn providers_and_default_chain() {
+        let home = Home::new(
+            "[profile other]\nregion = x\n",
+            "[default]\naws_access_key_id = FILE\naws_secret_access_key = FS\n\
+             [other]\naws_access_key_id = OTHER\naws_secret_access_key = OS\n",
+        );
+        let chain = DefaultChain::with_env(Arc::new(home.env()));
+        assert_eq!(keys(&block_on(chain.credentials()).unwrap()).0, "FILE");
+
+        let env = home
+            .env()
+            .with_var("AWS_ACCESS_KEY_ID", "ENV")
+            .with_var("AWS_SECRET_ACCESS_KEY", "ES");
+        let chain = DefaultChain::with_env(Arc::new(env.clone()));
+        assert_eq!(keys(&block_on(chain.credentials()).unwrap()).0, "ENV");
+        let provider = EnvironmentProvider::with_env(Arc::new(env));
+        assert_eq!(keys(&block_on(provider.credentials()).unwrap()).0, "ENV");
+
+        let provider = ProfileProvider::with_env(Arc::new(home.env()), Some("other".into()));
+        assert_eq!(keys(&block_on(provider.credentials()).unwrap()).0, "OTHER");
+
+        let empty = Home::new("", "");
+        let chain = DefaultChain::with_env(Arc::new(empty.env()));
+        let err = block_on(chain.credentials()).unwrap_err();
+        assert!(matches!(err, Error::NoCredentials { ref profile, .. } if profile == "default"));
+        assert!(err.to_string().contains("AWS_ACCESS_KEY_ID"));
+        let provider = EnvironmentProvider::with_env(Arc::new(MapEnv::new()));
+        assert!(matches!(
+            block_on(provider.credentials()),
+            Err(Error::NoCredentials { .. })
+        ));
+
+        let fixed = Credentials::new("STATIC".to_owned(), "SS".to_owned(), None);
+        let boxed: Box<dyn CredentialsProvider> = Box::new(Arc::new(fixed));
+        assert_eq!(keys(&block_on(boxed.credentials()).unwrap()).0, "STATIC");
+    }
+
+    #[test]
+    fn chain_keeps_first_success() {
+        let home = Home::new(
+            "",
+            "[default]\naws_access_key_id = FIRST\naws_secret_access_key = S\n",
+        );
+        let chain = DefaultChain::with_env(Arc::new(home.env()));
+        assert_eq!(keys(&block_on(chain.credentials()).unwrap()).0, "FIRST");
+        std::fs::write(
+            home.dir.path().join(".aws").join("credentials"),
+            "[default]\naws_access_key_id = SECOND\naws_secret_access_key = S\n",
+        )
+        .unwrap();
+        assert_eq!(keys(&block_on(chain.credentials()).unwrap()).0, "FIRST");
+    }
+}

@@ -149,7 +149,7 @@ pub enum Error {
         /// What was wrong.
         kind: ParseErrorKind,
     },
-    /// A custom [`CredentialsProvider`] failed.
+    /// A custom [`CredentialsProvider`](crate::CredentialsProvider) failed.
     Provider(Box<dyn StdError + Send + Sync>),
     /// A credential source was tried and failed.
     Source {

@@ -72,7 +72,7 @@ impl Token {
 }
 
 /// A client of the EC2 instance metadata service, IMDSv2 only (see the
-/// [module documentation](self)).
+/// [crate documentation](crate)).
 ///
 /// Configured by these variables (empty ones count as unset), read at every call:
 /// * `AWS_EC2_METADATA_DISABLED`: `true` (case-insensitive) turns it off; every call then

@@ -1,6 +1,6 @@
 //! Profiles of the shared files: what credentials a profile stands for, as a chain.
 //!
-//! [`resolve`] reads the files' profiles (no I/O) into a [`ProfileChain`]: a base source
+//! `resolve` reads the files' profiles (no I/O) into a `ProfileChain`: a base source
 //! and the roles to assume on top of it, in order. For each profile, as aws-config and
 //! botocore do:
 //! 1. `role_arn` — the role is assumed (STS AssumeRole) with the credentials of
