@@ -11,11 +11,18 @@ programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(s3-wire-head baseline-s3-wire-0.1.1 floor-reqwest floor-hyper)
 printf '| program | normal deps | CPU user+sys (s) | wall (s) | load before | stripped bytes |\n|---|---:|---:|---:|---:|---:|\n'
 for program in "${programs[@]}"; do
-    # s3-wire-head is the member of this directory's workspace; the others are their own.
-    if [ "$program" = s3-wire-head ]; then dir=.; else dir=$program; fi
+    # s3-wire-head and hyper-stack are members of this directory's workspace, built alone
+    # (-p: no other member's code or features); the others are workspaces of their own.
     extra=()
+    case "$program" in
+        s3-wire-head | hyper-stack) dir=.; extra=(-p "$program") ;;
+        *) dir=$program ;;
+    esac
     # s3-wire 0.1.1 declares rust-version 1.97.1.
     [ "$program" = baseline-s3-wire-0.1.1 ] && extra=(--ignore-rust-version)
+    binary=$program
+    [ "$dir" = . ] || binary=$(cd "$dir" && cargo metadata --format-version 1 --no-deps --locked \
+        | python3 -c 'import json,sys; m=json.load(sys.stdin); print([t["name"] for p in m["packages"] if p["source"] is None for t in p["targets"] if "bin" in t["kind"]][0])')
     target="$targets/$program"
     rm -rf "$target"
     (cd "$dir" && cargo fetch --locked -q)
@@ -23,8 +30,6 @@ for program in "${programs[@]}"; do
     times=$( { cd "$dir" && CARGO_TARGET_DIR="$target" /usr/bin/time -f '%U %S %e' \
         cargo build --release --locked -q "${extra[@]}" 2>&1 >/dev/null; } | tail -1)
     read -r user sys wall <<<"$times"
-    binary=$(cd "$dir" && cargo metadata --format-version 1 --no-deps --locked \
-        | python3 -c 'import json,sys; m=json.load(sys.stdin); print([t["name"] for p in m["packages"] if p["source"] is None for t in p["targets"] if "bin" in t["kind"]][0])')
     strip -o "$target/stripped" "$target/release/$binary"
     deps=$(cd "$dir" && cargo tree -e normal --prefix none --locked -p "$binary" 2>/dev/null \
         | awk '{print $1, $2}' | sort -u | grep -v "^$binary " | wc -l)
