@@ -23,8 +23,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Features: `http2` offers HTTP/2 over TLS; `ascii-hostnames` (default) keeps
-//! ICU out of the build (see `s3-wire-tokio`).
+//! Features: `http2` offers HTTP/2 over TLS; `blocking` adds `blocking::Client` for
+//! programs that are not async; `ascii-hostnames` (default) keeps ICU out of the build (see
+//! `s3-wire-tokio`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -39,6 +40,9 @@ pub use s3_ops::presign_post::{PostConditions, PresignedPost};
 /// Provider profiles, for `ClientBuilder::provider` (see `docs/compatibility.md`).
 pub use s3_ops::{Provider, ProviderQuirks};
 
+/// A blocking client over the async one, with a runtime of its own (feature `blocking`).
+#[cfg(feature = "blocking")]
+pub use s3_wire_tokio::blocking;
 pub use s3_wire_tokio::{
     Body, ByteStream, Cleanup, Client, ClientBuilder, DEFAULT_REGION, Destination, DirectoryHandle,
     DirectoryProgress, Error, ErrorKind, GetObjectResponse, NotVerified, ObjectBody, ObjectReader,

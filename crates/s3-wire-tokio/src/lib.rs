@@ -159,6 +159,8 @@
 #![warn(missing_docs)]
 
 mod bandwidth;
+#[cfg(feature = "blocking")]
+pub mod blocking;
 mod body;
 mod chunked;
 mod client;
@@ -181,6 +183,7 @@ mod retry;
 mod settings;
 mod sign;
 mod stall;
+mod task_hop;
 mod trace;
 pub mod transfer;
 mod transport;

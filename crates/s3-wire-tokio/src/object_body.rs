@@ -21,6 +21,7 @@ use s3_ops::ops::head_object::ObjectHead;
 
 use crate::error::{Error, ErrorKind, TimeoutKind, TransportErrorKind};
 use crate::file_writer::{FileWriter, PositionedWriter};
+use crate::task_hop::{self, ReadAhead};
 use crate::verification::{NotVerified, Verification};
 
 /// Bytes [`ObjectBody::write_to_file`] gathers for one batch of positioned writes (it holds
@@ -216,9 +217,11 @@ impl ObjectBody {
         poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
-    /// Reads the whole body into memory.
+    /// Reads the whole body into memory. Called outside every task of a multi-thread
+    /// runtime (from `block_on`, the body of `#[tokio::main]`), the reading runs as a task
+    /// that hands over only the result.
     pub async fn collect(self) -> Result<Bytes, Error> {
-        self.collect_limited(u64::MAX).await
+        task_hop::in_task(self.collect_limited(u64::MAX)).await
     }
 
     /// Reads the whole body into memory, failing once it exceeds `limit`
@@ -253,11 +256,24 @@ impl ObjectBody {
 
     /// Copies the body into `writer` and flushes it; returns the byte count.
     /// The body's checks (length, checksum) have passed when this returns
-    /// `Ok`.
+    /// `Ok`. Called outside every task of a multi-thread runtime, the body is read ahead by
+    /// a task and handed over in batches.
     pub async fn write_to<W>(mut self, writer: &mut W) -> Result<u64, Error>
     where
         W: AsyncWrite + Unpin + ?Sized,
     {
+        if task_hop::outside_task_on_multi_thread() {
+            let mut batches = ReadAhead::start(self, &tokio::runtime::Handle::current());
+            let mut written = 0;
+            while let Some(batch) = batches.next().await {
+                for chunk in batch? {
+                    writer.write_all(&chunk).await.map_err(Error::io)?;
+                    written += chunk.len() as u64;
+                }
+            }
+            writer.flush().await.map_err(Error::io)?;
+            return Ok(written);
+        }
         while let Some(chunk) = self.next_chunk().await {
             writer.write_all(&chunk?).await.map_err(Error::io)?;
         }
@@ -269,9 +285,13 @@ impl ObjectBody {
     /// returns the byte count. On error the partial file is left in place.
     ///
     /// The chunks go to the file as they arrived, by position, in batches written on the
-    /// blocking pool while the next batch is received.
-    pub async fn write_to_file(mut self, path: impl AsRef<Path>) -> Result<u64, Error> {
-        let path = path.as_ref().to_path_buf();
+    /// blocking pool while the next batch is received. Called outside every task of a
+    /// multi-thread runtime, this runs as a task that hands over only the result.
+    pub async fn write_to_file(self, path: impl AsRef<Path>) -> Result<u64, Error> {
+        task_hop::in_task(self.write_to_file_here(path.as_ref().to_path_buf())).await
+    }
+
+    async fn write_to_file_here(mut self, path: std::path::PathBuf) -> Result<u64, Error> {
         let file = tokio::task::spawn_blocking(move || std::fs::File::create(path))
             .await
             .map_err(|e| Error::io(io::Error::other(e)))?

@@ -379,7 +379,11 @@ impl Client {
     }
 }
 
-buffered_operations! {
+/// The operations whose response is decoded in memory, each with its doc comment, handed to
+/// `$generate` (the async client's methods here, the blocking client's in `blocking`).
+macro_rules! buffered_operations_list {
+    ($generate:ident) => {
+        $generate! {
     /// `HeadObject`: an object's metadata, with the stored checksums unless the request or
     /// the client ([`ClientBuilder::verify_downloads`](crate::ClientBuilder::verify_downloads))
     /// turns checksum mode off.
@@ -489,7 +493,11 @@ buffered_operations! {
     get_object_attributes => get_object_attributes::GetObjectAttributes;
     /// `RestoreObject`: a temporary copy of an archived object.
     restore_object => restore_object::RestoreObject;
+        }
+    };
 }
+pub(crate) use buffered_operations_list;
+buffered_operations_list!(buffered_operations);
 
 /// The uploads whose in-memory body s3-ops checksums while it builds each attempt's request
 /// (the one copy of the two operations' shared calls that `send_upload` needs).
