@@ -496,6 +496,7 @@ macro_rules! buffered_operations_list {
         }
     };
 }
+#[cfg(feature = "blocking")]
 pub(crate) use buffered_operations_list;
 buffered_operations_list!(buffered_operations);
 

@@ -93,6 +93,7 @@ impl ReadAhead {
     }
 
     /// [`ReadAhead::next`] for a thread outside the runtime (it blocks).
+    #[cfg(feature = "blocking")]
     pub(crate) fn blocking_next(&mut self) -> Option<Result<Vec<Bytes>, Error>> {
         let message = self.receiver.blocking_recv();
         self.take(message)
