@@ -13,8 +13,8 @@ use http::header::{HeaderMap, HeaderValue};
 use http::response::Parts;
 use s3_ops::ops::create_session::{CreateSession, SessionMode};
 use s3_ops::{
-    ChecksumAlgorithm, Endpoint, IntegrityDefaults, Operation, ProviderQuirks, RequestExtras,
-    RetryClass, SigningScope,
+    ChecksumAlgorithm, Endpoint, IntegrityDefaults, Operation, OperationRequest, ProviderQuirks,
+    RequestExtras, RetryClass, SigningScope,
 };
 use s3_sigv4::Credentials;
 use tokio::time::Instant;
@@ -351,7 +351,8 @@ impl Client {
         trace::in_operation_span(op.name(), attempts).await
     }
 
-    /// [`Client::execute_counted`]'s loop of attempts, retries and backoffs.
+    /// [`Client::execute_counted`]'s loop of attempts, retries and backoffs. What follows a
+    /// failed attempt is decided by [`Client::after_failure`], compiled once.
     async fn attempts<O, T, F, D>(
         &self,
         op: &O,
@@ -370,36 +371,34 @@ impl Client {
             .timeouts
             .operation
             .map(|limit| (started + limit, limit));
-        let mut endpoint: Option<Endpoint> = None; // set after a region redirect
-        let mut attempts = tries_before;
-        let mut retry_tokens = 0u32;
-        let mut payload_cache = PayloadCache::for_upload(upload);
-        // Whether an attempt so far may have taken effect without its answer arriving.
-        let mut outcome_unknown = false;
-        // Whether the credentials were renewed after the store refused them as expired.
-        let mut credentials_renewed = false;
-        // Whether a response head had more fields than the common HTTP client reads.
-        let mut wide_heads = false;
-        // Whether an attempt's signed checksum trailer was refused.
-        let mut trailer_refused = false;
+        let mut state = AttemptsState {
+            endpoint: None,
+            attempts: tries_before,
+            retry_tokens: 0,
+            payload_cache: PayloadCache::for_upload(upload),
+            outcome_unknown: false,
+            credentials_renewed: false,
+            wide_heads: false,
+            trailer_refused: false,
+        };
         loop {
-            attempts += 1;
-            let target = endpoint.as_ref().unwrap_or(&inner.endpoint);
+            state.attempts += 1;
+            let target = state.endpoint.as_ref().unwrap_or(&inner.endpoint);
             let attempt_started = Instant::now();
             let mut sent = trace::Sent::default();
             let recorder = inner
                 .hook
                 .as_ref()
-                .map(|hook| Recorder::start(hook, op.name(), attempts, attempt_started));
+                .map(|hook| Recorder::start(hook, op.name(), state.attempts, attempt_started));
             let attempt = self.attempt(
                 op,
                 target,
                 upload,
-                &mut payload_cache,
+                &mut state.payload_cache,
                 deadline,
                 &mut sent,
                 recorder.as_ref(),
-                wide_heads,
+                state.wide_heads,
             );
             let result = match deadline {
                 Some((at, limit)) => match tokio::time::timeout_at(at, attempt).await {
@@ -410,120 +409,152 @@ impl Client {
                 },
                 None => attempt.await,
             };
-            let (mut error, retry_after) = match result {
+            let (error, retry_after) = match result {
                 Ok(response) => match decode(response).await {
                     Ok(output) => {
-                        sent.finished(attempts, attempt_started, None);
-                        inner.budget.on_success(retry_tokens);
+                        sent.finished(state.attempts, attempt_started, None);
+                        inner.budget.on_success(state.retry_tokens);
                         return Ok(Completed {
                             output,
-                            attempts,
-                            outcome_unknown,
+                            attempts: state.attempts,
+                            outcome_unknown: state.outcome_unknown,
                         });
                     }
                     Err(error) => (error, None),
                 },
                 Err(Attempted { error, retry_after }) => (error, retry_after),
             };
-            sent.finished(attempts, attempt_started, Some(&error));
+            sent.finished(state.attempts, attempt_started, Some(&error));
             if let Some(recorder) = &recorder {
                 recorder.finish(Some(error.kind()));
             }
-            error.set_attempts(attempts);
-            outcome_unknown |= is_ambiguous(&error)
-                || matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_)));
-            error.set_outcome_unknown(outcome_unknown);
-
-            let class = error.retry_class();
-            if let RetryClass::RedirectRegion { region } = &class {
-                // Followed once, for AWS endpoints only; the request is rebuilt
-                // and re-signed for the new host, so no signed header of the
-                // old request travels to it. Never for a Multi-Region Access
-                // Point: its one global host serves every region.
-                if endpoint.is_none()
-                    && target.is_aws()
-                    && region != target.region()
-                    && !addressed_by_bucket(op, target)
-                {
-                    endpoint = Some(target.clone().with_region(region)?);
-                    attempts -= 1;
-                    continue;
-                }
-                return Err(error);
-            }
-            if !wide_heads
-                && !inner.http.is_given()
-                && transport::is_head_too_large(&error)
-                && op.is_idempotent()
-                && upload.is_none_or(Body::can_resend)
-            {
-                // Sent again at once through the client that reads up to 1,024 header
-                // fields (`HttpClients`); not a failure of the store, so no retry budget.
-                wide_heads = true;
-                continue;
-            }
-            if !trailer_refused && payload_cache.sent_signed_trailer() && refuses_trailer(&error) {
-                // The store does not take signed trailers (Garage 2.5.0): this client no
-                // longer sends them. Sent again at once without it where the body allows (the
-                // store answered before any of a one-shot stream was read), else an error
-                // that says so; no retry budget (nothing is wrong with the store's health).
-                trailer_refused = true;
-                inner.learnt.set_refuses_signed_trailers();
-                if upload.is_none_or(Body::can_resend) {
-                    continue;
-                }
-                let feature = s3_ops::provider::Feature::SignedTrailer;
-                let unsupported = inner.quirks.unsupported_error(feature);
-                return Err(Error::caused_by(ErrorKind::Operation(unsupported), error));
-            }
-            if class == RetryClass::RefreshCredentials {
-                // One immediate retry, signed with the provider's new credentials; it does
-                // not take from the retry budget (nothing is wrong with the store).
-                if credentials_renewed || !upload.is_none_or(Body::can_resend) {
-                    return Err(error);
-                }
-                credentials_renewed = true;
-                continue;
-            }
-            if !class.is_retryable()
-                || !upload.is_none_or(Body::can_resend)
-                || (is_ambiguous(&error) && !op.is_idempotent())
-            {
-                return Err(error);
-            }
-            let cost = if matches!(
-                error.kind(),
-                ErrorKind::Timeout(_) | ErrorKind::Transport(_)
-            ) {
-                RetryCost::Timeout
-            } else {
-                RetryCost::Normal
+            let failed = Failed {
+                error,
+                retry_after,
+                idempotent: op.is_idempotent(),
+                addressed_by_bucket: &|target| addressed_by_bucket(op, target),
             };
-            let (mut delay, tokens) = match self.retry_permit(attempts, cost) {
-                Ok(permit) => permit,
-                Err(RetryDenied::Attempts) => return Err(error),
-                Err(RetryDenied::Budget) => {
-                    error.set_budget_exhausted();
-                    return Err(error);
-                }
-            };
-            retry_tokens += tokens;
-            if let Some(server_delay) = retry_after {
-                if deadline.is_none() && server_delay > inner.retry.max_delay {
-                    return Err(error);
-                }
-                delay = delay.max(server_delay);
+            match self.after_failure(&mut state, failed, upload, deadline)? {
+                Next::Again => {}
+                Next::After(delay) => tokio::time::sleep(delay).await,
             }
-            // A server's delay may be beyond what an `Instant` holds: that is past any deadline.
-            if let Some((at, _)) = deadline
-                && Instant::now()
-                    .checked_add(delay)
-                    .is_none_or(|end| end >= at)
-            {
-                return Err(error);
-            }
-            tokio::time::sleep(delay).await;
         }
+    }
+
+    /// After a failed attempt: the error to return, or when to try again (at once, after a
+    /// region redirect, or after a backoff).
+    fn after_failure(
+        &self,
+        state: &mut AttemptsState,
+        failed: Failed<'_>,
+        upload: Option<&Body>,
+        deadline: Option<(Instant, Duration)>,
+    ) -> Result<Next, Error> {
+        let inner = &self.inner;
+        let Failed {
+            mut error,
+            retry_after,
+            idempotent,
+            addressed_by_bucket,
+        } = failed;
+        let target = state.endpoint.as_ref().unwrap_or(&inner.endpoint);
+        error.set_attempts(state.attempts);
+        state.outcome_unknown |= is_ambiguous(&error)
+            || matches!(error.kind(), ErrorKind::Timeout(TimeoutKind::Operation(_)));
+        error.set_outcome_unknown(state.outcome_unknown);
+
+        let class = error.retry_class();
+        if let RetryClass::RedirectRegion { region } = &class {
+            // Followed once, for AWS endpoints only; the request is rebuilt
+            // and re-signed for the new host, so no signed header of the
+            // old request travels to it. Never for a Multi-Region Access
+            // Point: its one global host serves every region.
+            if state.endpoint.is_none()
+                && target.is_aws()
+                && region != target.region()
+                && !addressed_by_bucket(target)
+            {
+                state.endpoint = Some(target.clone().with_region(region)?);
+                state.attempts -= 1;
+                return Ok(Next::Again);
+            }
+            return Err(error);
+        }
+        if !state.wide_heads
+            && !inner.http.is_given()
+            && transport::is_head_too_large(&error)
+            && idempotent
+            && upload.is_none_or(Body::can_resend)
+        {
+            // Sent again at once through the client that reads up to 1,024 header
+            // fields (`HttpClients`); not a failure of the store, so no retry budget.
+            state.wide_heads = true;
+            return Ok(Next::Again);
+        }
+        if !state.trailer_refused
+            && state.payload_cache.sent_signed_trailer()
+            && refuses_trailer(&error)
+        {
+            // The store does not take signed trailers (Garage 2.5.0): this client no
+            // longer sends them. Sent again at once without it where the body allows (the
+            // store answered before any of a one-shot stream was read), else an error
+            // that says so; no retry budget (nothing is wrong with the store's health).
+            state.trailer_refused = true;
+            inner.learnt.set_refuses_signed_trailers();
+            if upload.is_none_or(Body::can_resend) {
+                return Ok(Next::Again);
+            }
+            let feature = s3_ops::provider::Feature::SignedTrailer;
+            let unsupported = inner.quirks.unsupported_error(feature);
+            return Err(Error::caused_by(ErrorKind::Operation(unsupported), error));
+        }
+        if class == RetryClass::RefreshCredentials {
+            // One immediate retry, signed with the provider's new credentials; it does
+            // not take from the retry budget (nothing is wrong with the store).
+            if state.credentials_renewed || !upload.is_none_or(Body::can_resend) {
+                return Err(error);
+            }
+            state.credentials_renewed = true;
+            return Ok(Next::Again);
+        }
+        if !class.is_retryable()
+            || !upload.is_none_or(Body::can_resend)
+            || (is_ambiguous(&error) && !idempotent)
+        {
+            return Err(error);
+        }
+        let cost = if matches!(
+            error.kind(),
+            ErrorKind::Timeout(_) | ErrorKind::Transport(_)
+        ) {
+            RetryCost::Timeout
+        } else {
+            RetryCost::Normal
+        };
+        let (mut delay, tokens) = match self.retry_permit(state.attempts, cost) {
+            Ok(permit) => permit,
+            Err(RetryDenied::Attempts) => return Err(error),
+            Err(RetryDenied::Budget) => {
+                error.set_budget_exhausted();
+                return Err(error);
+            }
+        };
+        state.retry_tokens += tokens;
+        if let Some(server_delay) = retry_after {
+            if deadline.is_none() && server_delay > inner.retry.max_delay {
+                return Err(error);
+            }
+            delay = delay.max(server_delay);
+        }
+        // A server's delay may be beyond what an `Instant` holds: that is past any deadline.
+        if let Some((at, _)) = deadline
+            && Instant::now()
+                .checked_add(delay)
+                .is_none_or(|end| end >= at)
+        {
+            return Err(error);
+        }
+        Ok(Next::After(delay))
     }
 
     /// How this client's payloads are protected over plain HTTP: as configured, but an
@@ -581,6 +612,10 @@ impl Client {
 
     /// One attempt: build, sign and send the request; return the response head
     /// with its unread body, or decode the error response.
+    ///
+    /// Only encoding the request and decoding an error depend on the operation's type: the
+    /// rest ([`Client::send_encoded`], [`Client::attempt_failed`]) is compiled once, not
+    /// once per operation type and per crate that sends it.
     #[allow(clippy::too_many_arguments)]
     async fn attempt<O: Operation>(
         &self,
@@ -593,10 +628,70 @@ impl Client {
         recorder: Option<&Arc<Recorder>>,
         wide_heads: bool,
     ) -> Result<RawResponse, Attempted> {
-        let inner = &self.inner;
-        let mut encoded = op
+        let encoded = op
             .request(endpoint)
             .map_err(|e| Attempted::failed(e.into()))?;
+        let answer = self
+            .send_encoded(
+                encoded,
+                endpoint,
+                upload,
+                payload_cache,
+                deadline,
+                sent,
+                recorder,
+                wide_heads,
+            )
+            .await?;
+        match answer {
+            Answer::Success(response) => Ok(response),
+            Answer::Failure(response, context) => {
+                let decoded = decode_buffered(op, response).await;
+                Err(self.attempt_failed(decoded, context))
+            }
+        }
+    }
+
+    /// [`Client::attempt`] from the encoded request on. Boxed: a future awaited by generic
+    /// code would otherwise be compiled again into every codegen unit (and crate) that
+    /// instantiates the caller; one allocation per attempt is nothing beside a request.
+    #[allow(clippy::too_many_arguments)]
+    fn send_encoded<'a>(
+        &'a self,
+        encoded: OperationRequest,
+        endpoint: &'a Endpoint,
+        upload: Option<&'a Body>,
+        payload_cache: &'a mut PayloadCache,
+        deadline: Option<(Instant, Duration)>,
+        sent: &'a mut trace::Sent,
+        recorder: Option<&'a Arc<Recorder>>,
+        wide_heads: bool,
+    ) -> Pin<Box<dyn Future<Output = Result<Answer, Attempted>> + Send + 'a>> {
+        Box::pin(self.send_encoded_here(
+            encoded,
+            endpoint,
+            upload,
+            payload_cache,
+            deadline,
+            sent,
+            recorder,
+            wide_heads,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn send_encoded_here(
+        &self,
+        mut encoded: OperationRequest,
+        endpoint: &Endpoint,
+        upload: Option<&Body>,
+        payload_cache: &mut PayloadCache,
+        deadline: Option<(Instant, Duration)>,
+        sent: &mut trace::Sent,
+        recorder: Option<&Arc<Recorder>>,
+        wide_heads: bool,
+    ) -> Result<Answer, Attempted> {
+        let inner = &self.inner;
         let extras = self.request_extras();
         if !extras.is_empty() {
             extras
@@ -773,22 +868,40 @@ impl Client {
         let limits = BodyLimits { stall, deadline };
         let body = ObjectBody::new(body, content_length, limits);
         if head.status.is_success() {
-            return Ok(RawResponse { head, body });
+            return Ok(Answer::Success(RawResponse { head, body }));
         }
-        // An error response: decode the S3 error document (bounded).
+        // An error response: the operation decodes the S3 error document (bounded).
         let retry_after = head
             .headers
             .get(http::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
-        let request_id = request_id(&head.headers);
-        let error = match decode_buffered(op, RawResponse { head, body }).await {
+        let context = FailureContext {
+            retry_after,
+            request_id: request_id(&head.headers),
+            signing,
+            credentials,
+            paid_by_requester,
+        };
+        Ok(Answer::Failure(RawResponse { head, body }, context))
+    }
+
+    /// The error an error response was decoded to (`decoded`), with its request id, a hint
+    /// where S3 says nothing more, and rejected credentials dropped.
+    fn attempt_failed<T>(&self, decoded: Result<T, Error>, context: FailureContext) -> Attempted {
+        let FailureContext {
+            retry_after,
+            request_id,
+            signing,
+            credentials,
+            paid_by_requester,
+        } = context;
+        let mut error = match decoded {
             Ok(_) => Error::new(ErrorKind::Transport(
                 crate::error::TransportErrorKind::Protocol,
             )),
             Err(error) => error,
         };
-        let mut error = error;
         error.set_request_id(request_id);
         if error
             .service_error()
@@ -811,7 +924,7 @@ impl Client {
             // The provider drops these (if still current) so the retry signs with new ones.
             self.invalidate(&signing, &credentials);
         }
-        Err(Attempted { error, retry_after })
+        Attempted { error, retry_after }
     }
 }
 
@@ -876,6 +989,56 @@ impl fmt::Debug for Client {
             .field("retry", &self.inner.retry)
             .finish_non_exhaustive()
     }
+}
+
+/// Where [`Client::attempts`] stands between attempts.
+struct AttemptsState {
+    /// Set after a region redirect.
+    endpoint: Option<Endpoint>,
+    attempts: u32,
+    retry_tokens: u32,
+    payload_cache: PayloadCache,
+    /// Whether an attempt so far may have taken effect without its answer arriving.
+    outcome_unknown: bool,
+    /// Whether the credentials were renewed after the store refused them as expired.
+    credentials_renewed: bool,
+    /// Whether a response head had more fields than the common HTTP client reads.
+    wide_heads: bool,
+    /// Whether an attempt's signed checksum trailer was refused.
+    trailer_refused: bool,
+}
+
+/// A failed attempt, with what [`Client::after_failure`] needs of its operation.
+struct Failed<'a> {
+    error: Error,
+    retry_after: Option<Duration>,
+    idempotent: bool,
+    /// [`addressed_by_bucket`] for the operation.
+    addressed_by_bucket: &'a dyn Fn(&Endpoint) -> bool,
+}
+
+/// What follows a failed attempt that is tried again.
+enum Next {
+    /// At once.
+    Again,
+    /// After this backoff.
+    After(Duration),
+}
+
+/// What one attempt's request was answered with.
+enum Answer {
+    Success(RawResponse),
+    /// An error status: the operation decodes the body, [`Client::attempt_failed`] the rest.
+    Failure(RawResponse, FailureContext),
+}
+
+/// What [`Client::attempt_failed`] needs of the attempt an error response answered.
+struct FailureContext {
+    retry_after: Option<Duration>,
+    request_id: Option<String>,
+    signing: SigningScope,
+    credentials: Option<Credentials>,
+    paid_by_requester: bool,
 }
 
 /// A failed attempt with the server's `Retry-After`, if it sent one.
