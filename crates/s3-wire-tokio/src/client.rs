@@ -647,7 +647,7 @@ impl Client {
             Answer::Success(response) => Ok(response),
             Answer::Failure(response, context) => {
                 let decoded = decode_buffered(op, response).await;
-                Err(self.attempt_failed(decoded, context))
+                Err(self.attempt_failed(decoded, *context))
             }
         }
     }
@@ -883,7 +883,10 @@ impl Client {
             credentials,
             paid_by_requester,
         };
-        Ok(Answer::Failure(RawResponse { head, body }, context))
+        Ok(Answer::Failure(
+            RawResponse { head, body },
+            Box::new(context),
+        ))
     }
 
     /// The error an error response was decoded to (`decoded`), with its request id, a hint
@@ -1029,7 +1032,8 @@ enum Next {
 enum Answer {
     Success(RawResponse),
     /// An error status: the operation decodes the body, [`Client::attempt_failed`] the rest.
-    Failure(RawResponse, FailureContext),
+    /// The context is boxed so that a success (the common answer) is not moved at its size.
+    Failure(RawResponse, Box<FailureContext>),
 }
 
 /// What [`Client::attempt_failed`] needs of the attempt an error response answered.
