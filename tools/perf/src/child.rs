@@ -1,6 +1,8 @@
 //! `perf child`: s3-wire as a peer (see the `perf-peer` crate for the protocol), one
 //! workload per process through the facade's managed transfers and single requests.
 
+use std::sync::{Arc, Barrier, Mutex, PoisonError};
+
 use perf_peer::tasks::{Action, Task, TaskData};
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
@@ -29,6 +31,13 @@ async fn workload(args: Args) -> Result<Outcome, String> {
         return perf_peer::construct(|| client(&args));
     }
     let client = client(&args)?;
+    let calling = Calling::from_env()?;
+    if calling != Calling::BlockOn && args.kind != "get" {
+        return Ok(Outcome::Unsupported(format!(
+            "{} changes how a GET's body is read, nothing else",
+            calling.client_name()
+        )));
+    }
     let bucket = BucketName::new(BUCKET).map_err(|e| e.to_string())?;
     let key = || ObjectKey::new(args.key.as_str()).map_err(|e| e.to_string());
     let size = args.size;
@@ -42,20 +51,7 @@ async fn workload(args: Args) -> Result<Outcome, String> {
                 .map_err(|e| e.to_string())?;
             Ok(watch.moved(size))
         }
-        "get" => {
-            let watch = Stopwatch::start();
-            let mut body = client
-                .get_object(GetObject::new(bucket, key()?))
-                .await
-                .map_err(|e| e.to_string())?
-                .body;
-            let mut got = 0u64;
-            while let Some(chunk) = body.next_chunk().await {
-                got += chunk.map_err(|e| e.to_string())?.len() as u64;
-            }
-            perf_peer::expect("bytes the GET returned", got, size)?;
-            Ok(watch.moved(got))
-        }
+        "get" => get(client, bucket, key()?, size, calling).await,
         "upload" => {
             let watch = Stopwatch::start();
             let mut upload = client.upload(bucket, key()?, UploadSource::file(&args.file));
@@ -104,6 +100,147 @@ async fn workload(args: Args) -> Result<Outcome, String> {
         }
         other => Err(format!("unknown workload {other}")),
     }
+}
+
+/// How the program calls s3-wire to read a GET's body: the ways docs/performance.md
+/// states a figure for (issue 43). The harness names each as a client of its own
+/// (`s3-wire`, `s3-wire-task`, ...) and passes it in [`CALLING_VAR`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Calling {
+    /// `next_chunk` in a loop from `block_on` on the multi-thread runtime (`#[tokio::main]`'s
+    /// `main`): every chunk handed to a thread outside the runtime's workers.
+    BlockOn,
+    /// The same loop in a task (`tokio::spawn`), awaited from `block_on`.
+    Task,
+    /// `ObjectBody::collect` from `block_on`: the whole body, read in a task of its own.
+    Collect,
+    /// `s3_wire::blocking`: a thread with no runtime reading the body as `std::io::Read`
+    /// into a 1 MiB buffer (boto3's peer reads 1 MiB chunks).
+    Blocking,
+}
+
+/// The variable naming the [`Calling`] of a `perf child` (unset: [`Calling::BlockOn`]).
+pub const CALLING_VAR: &str = "PERF_S3WIRE_CALLING";
+
+impl Calling {
+    pub const ALL: [Calling; 4] = [
+        Calling::BlockOn,
+        Calling::Task,
+        Calling::Collect,
+        Calling::Blocking,
+    ];
+
+    /// The client name a run gives it.
+    pub fn client_name(self) -> &'static str {
+        match self {
+            Calling::BlockOn => "s3-wire",
+            Calling::Task => "s3-wire-task",
+            Calling::Collect => "s3-wire-collect",
+            Calling::Blocking => "s3-wire-blocking",
+        }
+    }
+
+    fn from_env() -> Result<Self, String> {
+        match std::env::var(CALLING_VAR) {
+            Err(_) => Ok(Calling::BlockOn),
+            Ok(name) => Self::ALL
+                .into_iter()
+                .find(|calling| calling.client_name() == name)
+                .ok_or_else(|| format!("{CALLING_VAR}={name}: no such way of calling")),
+        }
+    }
+}
+
+/// The `get` workload: one GET of `size` bytes, read as `calling` says, bytes counted.
+async fn get(
+    client: Client,
+    bucket: BucketName,
+    key: ObjectKey,
+    size: u64,
+    calling: Calling,
+) -> Result<Outcome, String> {
+    let request = GetObject::new(bucket, key);
+    let error = |e: s3_wire_tokio::Error| e.to_string();
+    let (watch, got) = match calling {
+        Calling::BlockOn => {
+            let watch = Stopwatch::start();
+            (watch, read_chunks(&client, request).await?)
+        }
+        Calling::Task => {
+            let watch = Stopwatch::start();
+            let read = tokio::spawn(async move { read_chunks(&client, request).await });
+            (watch, read.await.map_err(|e| e.to_string())??)
+        }
+        Calling::Collect => {
+            let watch = Stopwatch::start();
+            let body = client.get_object(request).await.map_err(error)?.body;
+            (watch, body.collect().await.map_err(error)?.len() as u64)
+        }
+        Calling::Blocking => {
+            // Outside every runtime, as a blocking program is: a thread of its own. The
+            // clock and the CPU are read on this thread while that one waits at the barrier:
+            // a running thread's own schedstat lags (it is brought up to date when the
+            // thread is switched out), and an exited thread's is gone.
+            let steps = Arc::new(Barrier::new(2));
+            let got = Arc::new(Mutex::new(Err("not read".to_owned())));
+            let reader = {
+                let (steps, got) = (steps.clone(), got.clone());
+                std::thread::spawn(move || {
+                    let client = s3_wire_tokio::blocking::Client::new(client);
+                    steps.wait(); // ready
+                    let read = client
+                        .map_err(error)
+                        .and_then(|c| read_blocking(&c, request));
+                    *got.lock().unwrap_or_else(PoisonError::into_inner) = read;
+                    steps.wait(); // read
+                    steps.wait(); // measured
+                })
+            };
+            steps.wait();
+            let watch = Stopwatch::start();
+            steps.wait();
+            let got = got.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            let outcome = got.clone().map(|got| watch.moved(got));
+            steps.wait();
+            reader.join().map_err(|_| "the reading thread panicked")?;
+            perf_peer::expect("bytes the GET returned", got?, size)?;
+            return outcome;
+        }
+    };
+    perf_peer::expect("bytes the GET returned", got, size)?;
+    Ok(watch.moved(got))
+}
+
+/// Sends `request` with the blocking client and reads its body as `std::io::Read` into a
+/// 1 MiB buffer, counting the bytes.
+fn read_blocking(
+    client: &s3_wire_tokio::blocking::Client,
+    request: GetObject,
+) -> Result<u64, String> {
+    let mut body = client.get_object(request).map_err(|e| e.to_string())?.body;
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut got = 0u64;
+    loop {
+        match std::io::Read::read(&mut body, &mut buffer) {
+            Ok(0) => return Ok(got),
+            Ok(n) => got += n as u64,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// Sends `request` and counts its body's bytes, chunk by chunk.
+async fn read_chunks(client: &Client, request: GetObject) -> Result<u64, String> {
+    let mut body = client
+        .get_object(request)
+        .await
+        .map_err(|e| e.to_string())?
+        .body;
+    let mut got = 0u64;
+    while let Some(chunk) = body.next_chunk().await {
+        got += chunk.map_err(|e| e.to_string())?.len() as u64;
+    }
+    Ok(got)
 }
 
 /// One task of a `tasks` workload through the managed transfers with their defaults:

@@ -1,5 +1,6 @@
 //! The clients a run compares, each run as a peer process (see the `perf-peer` crate):
-//! s3-wire (this binary's `child`), the Rust peers under `comparisons/perf-peers/<name>/`
+//! s3-wire (this binary's `child`; `s3-wire-task`, `s3-wire-collect` and `s3-wire-blocking`
+//! read a GET the other ways a program calls it, [`Calling`]), the Rust peers under `comparisons/perf-peers/<name>/`
 //! (each its own workspace and lockfile, built on first use), boto3 (`peer.py` in a venv
 //! the harness makes) and curl, the floor for one PUT and one GET (`--cacert` for the CA of
 //! `null-tls`).
@@ -11,18 +12,20 @@ use std::sync::{Mutex, OnceLock};
 use perf_peer::{Args, BUCKET};
 use serde_json::{Value, json};
 
+use crate::child::{CALLING_VAR, Calling};
 use crate::venv::{self, succeed, target_dir};
 
 /// Runs one workload on `client` and returns its result lines (one
 /// `{"unsupported": why}` line when the client cannot do it). `tmp` is the peer's
 /// `TMPDIR`, on the same tmpfs as the source files (s3-wire 0.1.1 stages uploads there).
 pub fn run(client: &str, args: &Args, tmp: &Path) -> Result<Vec<Value>, String> {
-    let peer = |program: &Path, prefix: &[&str]| run_peer(program, prefix, args, tmp);
+    let peer = |program: &Path, prefix: &[&str]| run_peer(program, prefix, &[], args, tmp);
+    if let Some(calling) = Calling::ALL.into_iter().find(|c| c.client_name() == client) {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let env = [(CALLING_VAR, calling.client_name())];
+        return run_peer(&exe, &["child"], &env, args, tmp);
+    }
     match client {
-        "s3-wire" => peer(
-            &std::env::current_exe().map_err(|e| e.to_string())?,
-            &["child"],
-        ),
         "boto3" => {
             let script = peers_dir().join("boto3/peer.py");
             peer(&boto3_python()?, &[script.to_str().unwrap_or_default()])
@@ -32,10 +35,15 @@ pub fn run(client: &str, args: &Args, tmp: &Path) -> Result<Vec<Value>, String> 
             peer(&cargo_peer(other)?, &[])
         }
         other => Err(format!(
-            "unknown client {other}: not s3-wire, boto3, curl or a directory of {}",
+            "unknown client {other}: not s3-wire (or s3-wire-task, -collect, -blocking), boto3, curl or a directory of {}",
             peers_dir().display()
         )),
     }
+}
+
+/// True for s3-wire under any of its names (a [`Calling`]): not a peer it is compared with.
+pub fn is_s3_wire(client: &str) -> bool {
+    Calling::ALL.iter().any(|c| c.client_name() == client)
 }
 
 /// `comparisons/perf-peers/` of the source tree this harness was built from.
@@ -83,16 +91,18 @@ fn boto3_python() -> Result<PathBuf, String> {
         .clone()
 }
 
-/// Runs `program prefix... <args>` and parses its JSON result lines.
+/// Runs `program prefix... <args>` with `env` added and parses its JSON result lines.
 fn run_peer(
     program: &Path,
     prefix: &[&str],
+    env: &[(&str, &str)],
     args: &Args,
     tmp: &Path,
 ) -> Result<Vec<Value>, String> {
     let output = Command::new(program)
         .args(prefix)
         .args(args.to_flags())
+        .envs(env.iter().copied())
         .env("TMPDIR", tmp)
         .output()
         .map_err(|e| format!("{}: {e}", program.display()))?;

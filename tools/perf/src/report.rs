@@ -241,7 +241,7 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
         };
         let best_peer = clients
             .iter()
-            .filter(|c| *c != "s3-wire" && *c != "curl")
+            .filter(|c| !crate::clients::is_s3_wire(c) && *c != "curl")
             .filter_map(|c| match get(c) {
                 Some(Ok(cell)) => Some(cell.rate),
                 _ => None,
