@@ -30,7 +30,9 @@ for server in $servers; do
   until [ -s "$scratch/$server.out" ]; do sleep 0.1; done
   upstream=$(head -1 "$scratch/$server.out")
   case $upstream in http*) ;; *) upstream="http://127.0.0.1:$upstream" ;; esac
-  "$bench" proxy "$upstream" "$scratch/$server.stats" > "$scratch/$server.proxy" &
+  # Without the fifo's writing end: the server sees its end when the script closes it.
+  "$bench" proxy "$upstream" "$scratch/$server.stats" > "$scratch/$server.proxy" {keep}>&- &
+  proxy_pid=$!
   until [ -s "$scratch/$server.proxy" ]; do sleep 0.1; done
   proxy=$(head -1 "$scratch/$server.proxy")
   start=$(date +%s.%N)
@@ -48,7 +50,8 @@ for server in $servers; do
       done
     done
   done
+  kill "$proxy_pid"
   exec {keep}>&-
-  wait %1 2>/dev/null || true
+  wait 2>/dev/null || true
 done
 echo "{\"meta_end\":true,\"load_after\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >> "$out"
