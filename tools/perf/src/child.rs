@@ -186,11 +186,14 @@ async fn get(
             let reader = {
                 let (steps, got) = (steps.clone(), got.clone());
                 std::thread::spawn(move || {
+                    // Kept until the end: dropping it ends its runtime's threads, and
+                    // their CPU with them.
                     let client = s3_wire_tokio::blocking::Client::new(client);
                     steps.wait(); // ready
-                    let read = client
-                        .map_err(error)
-                        .and_then(|c| read_blocking(&c, request));
+                    let read = match &client {
+                        Ok(client) => read_blocking(client, request),
+                        Err(e) => Err(e.to_string()),
+                    };
                     *got.lock().unwrap_or_else(PoisonError::into_inner) = read;
                     steps.wait(); // read
                     steps.wait(); // measured
