@@ -6,8 +6,13 @@
 //! engines-bench serve-local-s3                       # prints its endpoint, runs until stdin closes
 //! engines-bench proxy UPSTREAM STATS_FILE            # counts requests and bytes; prints its endpoint
 //! engines-bench generate ENDPOINT BUCKET ROWS FILES  # writes lineitem/ through S3WireStore
-//! engines-bench query ENDPOINT BUCKET STORE QUERY    # STORE: s3wire | amazons3; prints one JSON line
+//! engines-bench query ENDPOINT BUCKET STORE QUERY    # prints one JSON line
+//! engines-bench free-port                            # a port nothing listens on
 //! ```
+//!
+//! STORE: `s3wire` or `amazons3` (one process runs the query), or `ballista@PORT`: the
+//! query planned here and run by the Ballista scheduler on 127.0.0.1:PORT and its executors
+//! (S3WireStore in each; their CPU and memory are not this process's).
 //!
 //! Credentials: `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_REGION` of the server.
 
@@ -16,11 +21,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use datafusion::arrow::array::{
     Date32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::MemTable;
+use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use object_store::ObjectStore;
 use s3_wire_engines::{register, run};
@@ -269,12 +276,21 @@ async fn generate(endpoint: &str, bucket: &str, rows: u64, files: u64) -> Result
 }
 
 async fn query(endpoint: &str, bucket: &str, store: &str, name: &str) -> Result<(), Failure> {
-    let object_store = match store {
-        "s3wire" => s3_wire(endpoint, bucket)?,
-        "amazons3" => amazon_s3(endpoint, bucket)?,
-        other => return Err(format!("no store {other}").into()),
+    let (object_store, ctx, store) = match (store, store.strip_prefix("ballista@")) {
+        ("s3wire", _) => (s3_wire(endpoint, bucket)?, SessionContext::new(), store),
+        ("amazons3", _) => (amazon_s3(endpoint, bucket)?, SessionContext::new(), store),
+        // The client plans the query and infers the table's schema: it needs the store too.
+        (_, Some(port)) => {
+            let state = SessionStateBuilder::new()
+                .with_default_features()
+                .with_config(SessionConfig::new_with_ballista())
+                .build();
+            let remote =
+                SessionContext::remote_with_state(&format!("df://127.0.0.1:{port}"), state).await?;
+            (s3_wire(endpoint, bucket)?, remote, "ballista")
+        }
+        (other, None) => return Err(format!("no store {other}").into()),
     };
-    let ctx = SessionContext::new();
     register(&ctx, bucket, object_store);
     run(
         &ctx,
@@ -388,6 +404,10 @@ async fn main() -> Result<(), Failure> {
             generate(endpoint, bucket, rows.parse()?, files.parse()?).await
         }
         ["query", endpoint, bucket, store, name] => query(endpoint, bucket, store, name).await,
-        _ => Err("usage: engines-bench serve-local-s3 | proxy UPSTREAM STATS | generate ENDPOINT BUCKET ROWS FILES | query ENDPOINT BUCKET STORE QUERY".into()),
+        ["free-port"] => {
+            println!("{}", std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port());
+            Ok(())
+        }
+        _ => Err("usage: engines-bench serve-local-s3 | proxy UPSTREAM STATS | generate ENDPOINT BUCKET ROWS FILES | query ENDPOINT BUCKET STORE QUERY | free-port".into()),
     }
 }
