@@ -131,39 +131,37 @@ impl<T: Send + 'static> Controlled for Task<T> {
 /// cancels the transfer, as dropping the async handle does.
 #[must_use = "dropping a transfer handle cancels the transfer"]
 pub struct Handle<H: Controlled> {
-    /// `None` once the outcome was taken by [`Handle::wait_timeout`].
-    running: Option<H>,
+    running: H,
+    /// The outcome was taken (by [`Handle::wait_timeout`]).
+    taken: bool,
     client: Client,
 }
 
 impl<H: Controlled> Handle<H> {
     pub(super) fn new(running: H, client: Client) -> Self {
         Self {
-            running: Some(running),
+            running,
+            taken: false,
             client,
         }
     }
 
-    /// The transfer's progress now.
-    ///
-    /// # Panics
-    ///
-    /// After [`Handle::wait_timeout`] returned the outcome.
+    /// The transfer's progress now (its last, once it ended).
     pub fn progress(&self) -> H::Progress {
-        self.running().progress()
+        self.running.progress()
     }
 
     /// Asks the transfer to stop; [`Handle::wait`] then gives the outcome, after the
     /// cleanup (a multipart upload aborted, a partial download removed).
     pub fn cancel(&self) {
-        if let Some(running) = &self.running {
-            running.cancel();
+        if !self.taken {
+            self.running.cancel();
         }
     }
 
     /// True once the transfer has ended ([`Handle::wait`] returns at once).
     pub fn is_finished(&self) -> bool {
-        self.running.as_ref().is_none_or(Controlled::is_finished)
+        self.taken || self.running.is_finished()
     }
 
     /// Blocks until the transfer ends; its outcome.
@@ -172,8 +170,8 @@ impl<H: Controlled> Handle<H> {
     ///
     /// Inside a Tokio runtime, and after [`Handle::wait_timeout`] returned the outcome.
     pub fn wait(mut self) -> H::Output {
-        let running = self.running.take().expect("the outcome was taken already");
-        self.client.runtime.get().block_on(running)
+        assert!(!self.taken, "the outcome was taken already");
+        self.client.runtime.get().block_on(&mut self.running)
     }
 
     /// Blocks until the transfer ends or `timeout` passes: the outcome, or `None` if it is
@@ -184,25 +182,15 @@ impl<H: Controlled> Handle<H> {
     ///
     /// Inside a Tokio runtime, and after it returned the outcome once.
     pub fn wait_timeout(&mut self, timeout: Duration) -> Option<H::Output> {
-        let running = self
-            .running
-            .as_mut()
-            .expect("the outcome was taken already");
+        assert!(!self.taken, "the outcome was taken already");
+        let running = &mut self.running;
         let outcome = self
             .client
             .runtime
             .get()
             .block_on(async { tokio::time::timeout(timeout, running).await.ok() });
-        if outcome.is_some() {
-            self.running = None;
-        }
+        self.taken = outcome.is_some();
         outcome
-    }
-
-    fn running(&self) -> &H {
-        self.running
-            .as_ref()
-            .expect("the outcome was taken already")
     }
 }
 

@@ -21,24 +21,37 @@ use std::time::{Duration, Instant};
 const REQUIREMENTS: &str = include_str!("../interop/requirements.txt");
 
 /// The directory of the Python helpers (`crates/s3-wire-tokio/tests/interop`). This file is
-/// also compiled into other packages' tests (`#[path]`): those in `crates/` and the engines
-/// workspace's (`engines/`).
+/// also compiled into other packages' tests (`#[path]`): those in `crates/` and `tools/`,
+/// and the engines workspace's (`engines/`).
 pub fn interop_dir() -> PathBuf {
     let package = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let beside = package.join("../s3-wire-tokio/tests/interop");
-    if beside.exists() {
-        return beside;
-    }
-    package.join("../crates/s3-wire-tokio/tests/interop")
+    [
+        "../s3-wire-tokio",
+        "../crates/s3-wire-tokio",
+        "../../crates/s3-wire-tokio",
+    ]
+    .iter()
+    .map(|crate_dir| package.join(crate_dir).join("tests/interop"))
+    .find(|dir| dir.exists())
+    .expect("crates/s3-wire-tokio/tests/interop beside this package")
 }
 
 /// The venv's python, creating the venv first if this build directory has none.
 pub fn python() -> PathBuf {
     static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    PYTHON.get_or_init(ensure_venv).clone()
+    PYTHON
+        .get_or_init(|| {
+            venv(
+                "s3w-interop",
+                REQUIREMENTS,
+                "tests/interop/requirements.txt",
+            )
+        })
+        .clone()
 }
 
-fn build_dir() -> PathBuf {
+/// `<target>/<profile>`, where the test binary lies.
+pub fn build_dir() -> PathBuf {
     // <target>/<profile>/deps/<test binary>
     let exe = std::env::current_exe().expect("current_exe");
     exe.parent()
@@ -48,19 +61,22 @@ fn build_dir() -> PathBuf {
 }
 
 /// FNV-1a 64 of the requirements: names the venv, so a new pin makes a new one.
-fn requirements_hash() -> String {
+fn requirements_hash(requirements: &str) -> String {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for byte in REQUIREMENTS.bytes() {
+    for byte in requirements.bytes() {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{hash:016x}")
 }
 
-fn ensure_venv() -> PathBuf {
-    let root = build_dir().join("s3w-interop");
+/// The python of a venv with `requirements` (the text of the file `file`) installed from
+/// PyPI, under `<build directory>/<name>/`: made once per build directory and set of pins,
+/// under a lock, reused once complete.
+pub fn venv(name: &str, requirements: &str, file: &str) -> PathBuf {
+    let root = build_dir().join(name);
     fs::create_dir_all(&root).expect("create the venv directory");
-    let venv = root.join(format!("venv-{}", requirements_hash()));
+    let venv = root.join(format!("venv-{}", requirements_hash(requirements)));
     let python = venv.join("bin").join("python");
     let marker = venv.join("s3w-complete");
     if marker.exists() {
@@ -82,8 +98,9 @@ fn ensure_venv() -> PathBuf {
         Command::new(&interpreter).arg("-m").arg("venv").arg(&venv),
         &format!("{interpreter} -m venv (set S3W_PYTHON to another Python 3 interpreter)"),
     );
+    let pins = requirements;
     let requirements = venv.join("requirements.txt");
-    fs::write(&requirements, REQUIREMENTS).expect("write requirements.txt");
+    fs::write(&requirements, pins).expect("write requirements.txt");
     run(
         Command::new(&python)
             .args([
@@ -96,11 +113,11 @@ fn ensure_venv() -> PathBuf {
                 "-r",
             ])
             .arg(&requirements),
-        "pip install -r tests/interop/requirements.txt (from PyPI)",
+        &format!("pip install -r {file} (from PyPI)"),
     );
     fs::write(&marker, format!("{:?}\n", started.elapsed())).expect("write the venv marker");
     eprintln!(
-        "s3w: created the moto/boto3 venv {} in {:.1} s",
+        "s3w: created the venv {} ({file}) in {:.1} s",
         venv.display(),
         started.elapsed().as_secs_f64()
     );

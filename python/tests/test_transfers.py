@@ -1,0 +1,134 @@
+"""Managed transfers with boto3's names and argument order: upload_file, download_file,
+upload_fileobj, download_fileobj (ExtraArgs, Callback, Config), the directories and sync;
+Ctrl-C during a transfer."""
+
+import io
+import os
+import signal
+import threading
+
+import pytest
+
+import s3wire
+from conftest import data
+
+MiB = 1024 * 1024
+
+
+def test_files_both_ways_with_extra_args_callback_and_config(client, bucket, tmp_path):
+    payload = data(13 * MiB + 5, seed=4)
+    source = tmp_path / "source"
+    source.write_bytes(payload)
+    increments = []
+    config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=2)
+    client.upload_file(
+        str(source),
+        bucket,
+        "file",
+        ExtraArgs={"ContentType": "application/x-blob", "Metadata": {"a": "1"}, "ChecksumAlgorithm": "CRC32C", "CacheControl": "no-cache"},
+        Callback=increments.append,
+        Config=config,
+    )
+    assert sum(increments) == len(payload)
+    assert all(step > 0 for step in increments)
+    head = client.head(bucket, "file")
+    assert head["ContentType"] == "application/x-blob"
+    assert head["Metadata"] == {"a": "1"}
+    assert head["CacheControl"] == "no-cache"
+    assert head["ETag"].endswith('-3"'), head["ETag"]
+
+    target = tmp_path / "target"
+    downloaded = []
+    client.download_file(bucket, "file", str(target), Callback=downloaded.append, Config=config)
+    assert target.read_bytes() == payload
+    assert sum(downloaded) == len(payload)
+    # No temporary file left beside the target.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["source", "target"]
+
+
+def test_file_objects_both_ways(client, bucket):
+    payload = data(9 * MiB, seed=5)
+    increments = []
+    client.upload_fileobj(io.BytesIO(payload), bucket, "stream", Callback=increments.append, Config=s3wire.TransferConfig(multipart_chunksize=5 * MiB))
+    assert sum(increments) == len(payload)
+    out = io.BytesIO()
+    client.download_fileobj(bucket, "stream", out)
+    assert out.getvalue() == payload
+
+    class Broken(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def read(self, n=-1):
+            raise OSError("the disk went away")
+
+    with pytest.raises(s3wire.S3WireError, match="the disk went away"):
+        client.upload_fileobj(Broken(), bucket, "broken")
+    with pytest.raises(s3wire.NoSuchKey):
+        client.head(bucket, "broken")
+
+
+def test_directories_and_sync(client, bucket, tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "a" / "b").mkdir(parents=True)
+    (tree / "a" / "one").write_bytes(b"one")
+    (tree / "a" / "b" / "two").write_bytes(b"two")
+    summary = client.upload_directory(str(tree), bucket, "tree/")
+    assert summary["objects_transferred"] == 2
+    assert sorted(entry["Key"] for entry in client.list(bucket, "tree/")) == ["tree/a/b/two", "tree/a/one"]
+
+    copy = tmp_path / "copy"
+    summary = client.download_directory(bucket, "tree/", str(copy))
+    assert (copy / "a" / "b" / "two").read_bytes() == b"two"
+
+    # Nothing changed: nothing to send. A new file, a removed one: sent, and deleted.
+    assert client.sync(str(tree), f"s3://{bucket}/tree/")["objects_transferred"] == 0
+    (tree / "three").write_bytes(b"three")
+    (tree / "a" / "one").unlink()
+    summary = client.sync(str(tree), f"s3://{bucket}/tree/", delete=True)
+    assert (summary["objects_transferred"], summary["objects_deleted"]) == (1, 1)
+    assert sorted(entry["Key"] for entry in client.list(bucket, "tree/")) == ["tree/a/b/two", "tree/three"]
+    client.sync(f"s3://{bucket}/tree/", str(copy), delete=True)
+    assert sorted(str(p.relative_to(copy)) for p in copy.rglob("*") if p.is_file()) == ["a/b/two", "three"]
+    with pytest.raises(ValueError, match="destination"):
+        client.sync(str(tree), str(copy))
+
+
+def _interrupt_after_first(increments):
+    """A Callback that sends this process SIGINT (as Ctrl-C does) at its first call."""
+
+    def callback(step):
+        increments.append(step)
+        if len(increments) == 1:
+            threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
+
+    return callback
+
+
+def test_ctrl_c_aborts_an_upload_and_removes_a_partial_download(moto_options, boto3_moto, tmp_path):
+    from conftest import empty_and_delete, make_bucket
+
+    client = s3wire.Client(**moto_options)
+    bucket = make_bucket(client)
+    try:
+        source = tmp_path / "big"
+        source.write_bytes(data(40 * MiB, seed=6))
+        config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=2)
+        increments = []
+        with pytest.raises(KeyboardInterrupt):
+            client.upload_file(str(source), bucket, "big", Callback=_interrupt_after_first(increments), Config=config)
+        assert 0 < sum(increments) < 40 * MiB
+        assert boto3_moto.list_multipart_uploads(Bucket=bucket).get("Uploads", []) == []
+        with pytest.raises(s3wire.NoSuchKey):
+            client.head(bucket, "big")
+
+        client.upload_file(str(source), bucket, "big", Config=config)
+        target = tmp_path / "downloads" / "big"
+        target.parent.mkdir()
+        increments = []
+        with pytest.raises(KeyboardInterrupt):
+            client.download_file(bucket, "big", str(target), Callback=_interrupt_after_first(increments), Config=config)
+        assert 0 < sum(increments) < 40 * MiB
+        assert list(target.parent.iterdir()) == []
+    finally:
+        empty_and_delete(client, bucket)
