@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use s3_wire_tokio::s3_ops::{DeleteObject, GetObject, HeadObject, ListObjectsV2, PutObject};
+use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
+use s3_wire_tokio::s3_ops::{
+    ByteRange, DeleteObject, DeleteObjects, GetObject, HeadObject, ListObjectsV2, PutObject,
+};
 use s3_wire_tokio::{Client, Error, UploadSource};
 
 use crate::{args, convert, errors};
@@ -80,13 +83,29 @@ impl AsyncClient {
         )?;
         let client = builder
             .build()
-            .map_err(|error| errors::to_py(py, error, "S3WireError"))?;
+            .map_err(|error| errors::build_error(py, error))?;
         Ok(Self { client })
     }
 
-    /// Awaits the object's bytes.
-    fn get<'py>(&self, py: Python<'py>, bucket: &str, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        let operation = GetObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?);
+    /// Awaits the object's bytes; `range` is `(first, last)`, inclusive.
+    #[pyo3(signature = (bucket, key, *, range=None, version_id=None))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+        version_id: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut operation = GetObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?);
+        if let Some((first, last)) = range {
+            operation = operation.range(
+                ByteRange::new(first, last).map_err(|error| errors::bad_value("range", error))?,
+            );
+        }
+        if let Some(version) = version_id {
+            operation = operation.version_id(version);
+        }
         let client = self.client.clone();
         awaitable(
             py,
@@ -96,16 +115,26 @@ impl AsyncClient {
         )
     }
 
-    /// Stores `body` under `key`; awaits the store's answer (`ETag`, `VersionId`).
+    /// Stores `body` under `key` (the options of `Client.put`); awaits the store's answer
+    /// (`ETag`, `VersionId`).
+    #[pyo3(signature = (bucket, key, body, *, content_type=None, metadata=None, if_none_match=false))]
     fn put<'py>(
         &self,
         py: Python<'py>,
         bucket: &str,
         key: &str,
         body: &Bound<'py, PyAny>,
+        content_type: Option<String>,
+        metadata: Option<&Bound<'py, PyDict>>,
+        if_none_match: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let data = args::body("body", body)?;
-        let operation = PutObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?);
+        let extras = args::put_extras(py, content_type, metadata)?;
+        let mut operation = PutObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?)
+            .attributes(extras.attributes);
+        if if_none_match {
+            operation = operation.if_none_match_any();
+        }
         let client = self.client.clone();
         awaitable(
             py,
@@ -120,9 +149,22 @@ impl AsyncClient {
         )
     }
 
-    /// Awaits the object's metadata (boto3's `head_object` keys).
-    fn head<'py>(&self, py: Python<'py>, bucket: &str, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        let operation = HeadObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?);
+    /// Awaits the object's metadata (boto3's `head_object` keys), as `Client.head`.
+    #[pyo3(signature = (bucket, key, *, version_id=None, checksum_mode=false))]
+    fn head<'py>(
+        &self,
+        py: Python<'py>,
+        bucket: &str,
+        key: &str,
+        version_id: Option<String>,
+        checksum_mode: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut operation =
+            HeadObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?)
+                .checksum_mode(checksum_mode);
+        if let Some(version) = version_id {
+            operation = operation.version_id(version);
+        }
         let client = self.client.clone();
         awaitable(
             py,
@@ -231,5 +273,107 @@ impl AsyncClient {
         awaitable(py, "NoSuchKey", async move { download.await }, |py, _| {
             Ok(py.None())
         })
+    }
+
+    /// Deletes `keys` (1,000 per request); awaits the keys the store refused, as dicts
+    /// `{"Key", "Code", "Message"}`.
+    fn delete_many<'py>(
+        &self,
+        py: Python<'py>,
+        bucket: &str,
+        keys: Vec<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = args::bucket("bucket", bucket)?;
+        let keys = keys
+            .iter()
+            .map(|name| args::key("keys", name))
+            .collect::<PyResult<Vec<_>>>()?;
+        let client = self.client.clone();
+        awaitable(
+            py,
+            "NoSuchBucket",
+            async move {
+                let mut refused = Vec::new();
+                for batch in keys.chunks(1000) {
+                    let request =
+                        DeleteObjects::new(name.clone(), batch.iter().cloned()).quiet(true);
+                    refused.extend(client.delete_objects(request).await?.result.errors);
+                }
+                Ok(refused)
+            },
+            |py, refused| {
+                let list = PyList::empty(py);
+                for error in refused {
+                    let dict = PyDict::new(py);
+                    dict.set_item("Key", error.key)?;
+                    dict.set_item("Code", error.code)?;
+                    dict.set_item("Message", error.message)?;
+                    list.append(dict)?;
+                }
+                Ok(list.into_any().unbind())
+            },
+        )
+    }
+
+    /// A server-side copy, as `Client.copy`.
+    fn copy<'py>(
+        &self,
+        py: Python<'py>,
+        source_bucket: &str,
+        source_key: &str,
+        bucket: &str,
+        key: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = CopySource::new(
+            args::bucket("source_bucket", source_bucket)?,
+            args::key("source_key", source_key)?,
+        );
+        let copy = self.client.copy(
+            source,
+            args::bucket("bucket", bucket)?,
+            args::key("key", key)?,
+        );
+        awaitable(py, "NoSuchKey", async move { copy.await }, |py, _| {
+            Ok(py.None())
+        })
+    }
+
+    /// Awaits a presigned URL, as `Client.presign`.
+    #[pyo3(signature = (bucket, key, *, method="GET", expires_in=3600))]
+    fn presign<'py>(
+        &self,
+        py: Python<'py>,
+        bucket: &str,
+        key: &str,
+        method: &str,
+        expires_in: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (bucket, key) = (args::bucket("bucket", bucket)?, args::key("key", key)?);
+        let expires = std::time::Duration::from_secs(expires_in);
+        let client = self.client.clone();
+        let method = method.to_ascii_uppercase();
+        if !["GET", "PUT", "HEAD", "DELETE"].contains(&method.as_str()) {
+            return Err(errors::bad_value(
+                "method",
+                format!("{method:?} is not GET, PUT, HEAD or DELETE"),
+            ));
+        }
+        awaitable(
+            py,
+            "NoSuchKey",
+            async move {
+                match method.as_str() {
+                    "GET" => client.presign(&GetObject::new(bucket, key), expires).await,
+                    "PUT" => client.presign(&PutObject::new(bucket, key), expires).await,
+                    "HEAD" => client.presign(&HeadObject::new(bucket, key), expires).await,
+                    _ => {
+                        client
+                            .presign(&DeleteObject::new(bucket, key), expires)
+                            .await
+                    }
+                }
+            },
+            |py, url| Ok(url.url().into_pyobject(py)?.into_any().unbind()),
+        )
     }
 }

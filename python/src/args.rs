@@ -178,6 +178,22 @@ pub(crate) fn upload_extras(extra: Option<&Bound<'_, PyDict>>) -> PyResult<Uploa
     })
 }
 
+/// `put`'s `content_type` and `metadata`, as the `ExtraArgs` of an upload.
+pub(crate) fn put_extras(
+    py: Python<'_>,
+    content_type: Option<String>,
+    metadata: Option<&Bound<'_, PyDict>>,
+) -> PyResult<UploadExtras> {
+    let extra = PyDict::new(py);
+    if let Some(content_type) = content_type {
+        extra.set_item("ContentType", content_type)?;
+    }
+    if let Some(metadata) = metadata {
+        extra.set_item("Metadata", metadata)?;
+    }
+    upload_extras(Some(&extra))
+}
+
 /// The `ExtraArgs` of a download: `VersionId`.
 pub(crate) fn download_version(extra: Option<&Bound<'_, PyDict>>) -> PyResult<Option<String>> {
     let Some(extra) = extra else { return Ok(None) };

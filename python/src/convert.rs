@@ -22,7 +22,9 @@ pub(crate) fn datetime<'py>(py: Python<'py>, time: SystemTime) -> PyResult<Bound
 }
 
 /// HeadObject's answer (and GetObject's head): `ContentLength`, `ContentType`, `ETag`,
-/// `LastModified`, `Metadata`, `VersionId`, `StorageClass`, the content headers.
+/// `LastModified`, `Metadata`, `VersionId`, `StorageClass`, the content headers,
+/// `ServerSideEncryption` / `SSEKMSKeyId`, and `Checksum<ALGORITHM>` / `ChecksumType` when
+/// the store sent them.
 pub(crate) fn head<'py>(py: Python<'py>, head: &ObjectHead) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     dict.set_item("ContentLength", head.content_length)?;
@@ -47,6 +49,23 @@ pub(crate) fn head<'py>(py: Python<'py>, head: &ObjectHead) -> PyResult<Bound<'p
         if let Some(value) = value {
             dict.set_item(name, value)?;
         }
+    }
+    let encryption = &head.encryption;
+    if let Some(algorithm) = &encryption.algorithm {
+        dict.set_item("ServerSideEncryption", algorithm)?;
+    }
+    if let Some(key_id) = &encryption.kms_key_id {
+        dict.set_item("SSEKMSKeyId", key_id)?;
+    }
+    // Sent only to a request with checksum mode on (`head(..., checksum_mode=True)`).
+    for (algorithm, value) in &head.checksums.values {
+        dict.set_item(format!("Checksum{}", algorithm.as_str()), value)?;
+    }
+    if let Some(kind) = head.checksums.checksum_type {
+        dict.set_item("ChecksumType", kind.as_str())?;
+    }
+    if let Some(parts) = head.parts_count {
+        dict.set_item("PartsCount", parts)?;
     }
     if let Some(class) = &head.storage_class {
         dict.set_item("StorageClass", class.as_str())?;

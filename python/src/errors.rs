@@ -106,3 +106,15 @@ pub(crate) fn bad_type(argument: &str, expected: &str, got: &Bound<'_, PyAny>) -
         "argument '{argument}': expected {expected}, got {got}"
     ))
 }
+
+/// An error of building a client: a configuration it cannot use (a malformed proxy URL, an
+/// unreadable CA bundle, an endpoint it refuses) is a `ValueError`; anything else (the
+/// credentials' files) the matching `S3WireError`.
+pub(crate) fn build_error(py: Python<'_>, error: Error) -> PyErr {
+    match error.kind() {
+        ErrorKind::Config(_) => {
+            PyValueError::new_err(format!("invalid client configuration: {}", message(&error)))
+        }
+        _ => to_py(py, error, "S3WireError"),
+    }
+}

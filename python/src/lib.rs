@@ -255,7 +255,7 @@ impl Client {
         .and_then(blocking::Client::new);
         client
             .map(|client| Self { client })
-            .map_err(|error| errors::to_py(py, error, "S3WireError"))
+            .map_err(|error| errors::build_error(py, error))
     }
 
     /// The object's bytes; with `stream=True` a file-like `StreamingBody` to read in pieces
@@ -305,14 +305,7 @@ impl Client {
         if_none_match: bool,
     ) -> PyResult<Py<PyDict>> {
         let data = args::body("body", body)?;
-        let extra = PyDict::new(py);
-        if let Some(content_type) = content_type {
-            extra.set_item("ContentType", content_type)?;
-        }
-        if let Some(metadata) = metadata {
-            extra.set_item("Metadata", metadata)?;
-        }
-        let extras = args::upload_extras(Some(&extra))?;
+        let extras = args::put_extras(py, content_type, metadata)?;
         let mut operation = PutObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?)
             .attributes(extras.attributes);
         if if_none_match {
@@ -329,16 +322,20 @@ impl Client {
     }
 
     /// The object's metadata (boto3's `head_object` keys); `NoSuchKey` if there is none.
-    #[pyo3(signature = (bucket, key, *, version_id=None))]
+    /// With `checksum_mode=True` (boto3's `ChecksumMode="ENABLED"`) the stored checksum too
+    /// (`ChecksumCRC32C`, ..., `ChecksumType`).
+    #[pyo3(signature = (bucket, key, *, version_id=None, checksum_mode=false))]
     fn head(
         &self,
         py: Python<'_>,
         bucket: &str,
         key: &str,
         version_id: Option<String>,
+        checksum_mode: bool,
     ) -> PyResult<Py<PyDict>> {
         let mut operation =
-            HeadObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?);
+            HeadObject::new(args::bucket("bucket", bucket)?, args::key("key", key)?)
+                .checksum_mode(checksum_mode);
         if let Some(version) = version_id {
             operation = operation.version_id(version);
         }
@@ -707,6 +704,18 @@ impl Client {
         let transfer =
             transfer.configure(|sync| sync.compare(Compare::SizeAndTime).delete_extraneous(delete));
         self.directory(py, transfer, "NoSuchBucket")
+    }
+
+    /// The memory budget of this client's managed transfers (`max_memory`): a dict of
+    /// `capacity` (the budget), `in_use` (part data held now) and `high_water` (the most
+    /// ever held at once), in bytes.
+    fn transfer_memory(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
+        let usage = self.client.async_client().transfer_memory();
+        let dict = PyDict::new(py);
+        dict.set_item("capacity", usage.capacity)?;
+        dict.set_item("in_use", usage.in_use)?;
+        dict.set_item("high_water", usage.high_water)?;
+        Ok(dict.unbind())
     }
 
     fn __repr__(&self) -> String {

@@ -3,6 +3,7 @@ errors the same exceptions; a cancelled upload aborted."""
 
 import asyncio
 import time
+import urllib.request
 
 import pytest
 
@@ -31,6 +32,22 @@ def test_awaitables_run_concurrently_and_raise_typed_errors(options, client, buc
         await aio.download_file(bucket, "file", str(tmp_path / "back"))
         assert (tmp_path / "back").read_bytes() == source.read_bytes()
         assert (await aio.head(bucket, "file"))["ContentType"] == "text/x-async"
+
+        assert await aio.get(bucket, "k1", range=(5, 9)) == payloads["k1"][5:10]
+        await aio.put(bucket, "meta", b"m", content_type="text/x-m", metadata={"a": "b"})
+        await aio.copy(bucket, "meta", bucket, "meta-copy")
+        head = await aio.head(bucket, "meta-copy")
+        assert (head["ContentType"], head["Metadata"]) == ("text/x-m", {"a": "b"})
+        with pytest.raises(s3wire.PreconditionFailed):
+            await aio.put(bucket, "meta", b"again", if_none_match=True)
+        url = await aio.presign(bucket, "k2", expires_in=60)
+        loop = asyncio.get_running_loop()
+        fetched = await loop.run_in_executor(None, lambda: urllib.request.urlopen(url).read())
+        assert fetched == payloads["k2"]
+        assert await aio.delete_many(bucket, [f"k{i}" for i in range(1, 8)]) == []
+        assert sorted(entry["Key"] for entry in await aio.list(bucket)) == ["file", "meta", "meta-copy"]
+        with pytest.raises(ValueError, match="method"):
+            await aio.presign(bucket, "k2", method="PATCH")
 
     asyncio.run(scenario())
 
