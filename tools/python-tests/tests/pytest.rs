@@ -10,6 +10,7 @@ mod moto;
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 const REQUIREMENTS: &str = include_str!("../../../python/requirements-test.txt");
 
@@ -27,10 +28,33 @@ fn the_python_package_passes_its_pytest_suite_on_local_s3_and_moto() {
         .expect("<venv>/bin/python");
     let build_dir = moto::build_dir();
     let target = build_dir.parent().expect("<target>/<profile>");
-    // The extension in its own profile directory: `cargo test` holds the lock of this
-    // build's, and the python crate's lockfile pins the same versions, so most of its
-    // dependencies are compiled once per profile.
-    let built = Command::new(venv.join("bin/maturin"))
+    // The extension is built by maturin into this build's target directory and profile
+    // (`<target>/debug` under `cargo test`): cargo has released its lock by the time tests
+    // run, and the python crate's lockfile pins the workspace's versions, so what both
+    // graphs build with the same features is compiled once.
+    let started = Instant::now();
+    let mut maturin = Command::new(venv.join("bin/maturin"));
+    // Without the variables cargo sets for this test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`,
+    // ...): build scripts that watch them (ring's) would otherwise be rebuilt, with all
+    // that depends on them, whenever the extension was last built from another command.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if [
+            "CARGO_MANIFEST_",
+            "CARGO_PKG_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+            "CARGO_PRIMARY_",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+            || name == "CARGO_TARGET_TMPDIR"
+            || name == "CARGO_RUSTC_CURRENT_DIR"
+        {
+            maturin.env_remove(name.as_ref());
+        }
+    }
+    let built = maturin
         .args(["develop", "--quiet", "--locked"])
         .current_dir(&package)
         .env("VIRTUAL_ENV", venv)
@@ -39,6 +63,10 @@ fn the_python_package_passes_its_pytest_suite_on_local_s3_and_moto() {
         .status()
         .expect("run maturin from the venv");
     assert!(built.success(), "maturin develop failed: {built}");
+    eprintln!(
+        "s3wire: maturin develop in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 
     let local = local_s3::LocalS3::start().expect("start local-s3");
     let moto = moto::Moto::start();
@@ -54,6 +82,7 @@ fn the_python_package_passes_its_pytest_suite_on_local_s3_and_moto() {
         moto::REGION,
     );
     let home = tempfile::tempdir().expect("a home without AWS files");
+    let started = Instant::now();
     let status = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
         .current_dir(&package)
@@ -69,6 +98,7 @@ fn the_python_package_passes_its_pytest_suite_on_local_s3_and_moto() {
         .status()
         .expect("run pytest");
     assert!(status.success(), "pytest failed: {status}");
+    eprintln!("s3wire: pytest in {:.1} s", started.elapsed().as_secs_f64());
 }
 
 /// `PATH` with `bin` first (maturin calls the venv's pip).
