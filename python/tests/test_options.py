@@ -8,6 +8,7 @@ import base64
 import faulthandler
 import hashlib
 import io
+import time
 from urllib.parse import urlsplit
 
 import crc32c
@@ -114,6 +115,10 @@ def test_a_ca_bundle_makes_a_private_ca_trusted(options, client, bucket, tmp_pat
             untrusted.get(bucket, "over-tls")
         assert refused.value.status is None
         assert "certificate" in str(refused.value).lower()
+        # The relay's side of the refused handshake ends once the client hung up.
+        deadline = time.monotonic() + 10
+        while relay.refused < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert relay.refused >= 1
 
 
