@@ -1,9 +1,11 @@
 //! The clients a run compares, each run as a peer process (see the `perf-peer` crate):
 //! s3-wire (this binary's `child`; `s3-wire-task`, `s3-wire-collect` and `s3-wire-blocking`
 //! read a GET the other ways a program calls it, [`Calling`]), the Rust peers under `comparisons/perf-peers/<name>/`
-//! (each its own workspace and lockfile, built on first use), boto3 (`peer.py` in a venv
-//! the harness makes) and curl, the floor for one PUT and one GET (`--cacert` for the CA of
-//! `null-tls`).
+//! (each its own workspace and lockfile, built on first use), the Python peers there
+//! (`peer.py` in a venv the harness makes from the directory's pinned `requirements.txt`:
+//! boto3, and s3wire-python, whose venv also gets this
+//! repository's `python/` package, built once per run) and curl, the floor for one PUT and
+//! one GET (`--cacert` for the CA of `null-tls`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,16 +28,16 @@ pub fn run(client: &str, args: &Args, tmp: &Path) -> Result<Vec<Value>, String> 
         return run_peer(&exe, &["child"], &env, args, tmp);
     }
     match client {
-        "boto3" => {
-            let script = peers_dir().join("boto3/peer.py");
-            peer(&boto3_python()?, &[script.to_str().unwrap_or_default()])
-        }
         "curl" => run_curl(args),
+        other if peers_dir().join(other).join("peer.py").is_file() => {
+            let script = peers_dir().join(other).join("peer.py");
+            peer(&python_peer(other)?, &[script.to_str().unwrap_or_default()])
+        }
         other if peers_dir().join(other).join("Cargo.toml").is_file() => {
             peer(&cargo_peer(other)?, &[])
         }
         other => Err(format!(
-            "unknown client {other}: not s3-wire (or s3-wire-task, -collect, -blocking), boto3, curl or a directory of {}",
+            "unknown client {other}: not s3-wire (or s3-wire-task, -collect, -blocking), curl or a peer directory of {}",
             peers_dir().display()
         )),
     }
@@ -51,44 +53,64 @@ fn peers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../comparisons/perf-peers")
 }
 
+/// What `make` returned for `name` the first time this run asked (a peer's build or venv
+/// is made once per run).
+fn once_per_run(
+    name: &str,
+    make: impl FnOnce() -> Result<PathBuf, String>,
+) -> Result<PathBuf, String> {
+    static MADE: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let mut made = made.lock().map_err(|e| e.to_string())?;
+    if let Some((_, path)) = made.iter().find(|(n, _)| n == name) {
+        return Ok(path.clone());
+    }
+    let path = make()?;
+    made.push((name.to_owned(), path.clone()));
+    Ok(path)
+}
+
 /// The binary `peer` of `comparisons/perf-peers/<name>/`, built once per run with its own
 /// lockfile into `<target>/perf-peers/<name>` (`--ignore-rust-version`: s3-wire 0.1.1
 /// declares a newer toolchain than it needs).
 fn cargo_peer(name: &str) -> Result<PathBuf, String> {
-    static BUILT: OnceLock<Mutex<Vec<(String, PathBuf)>>> = OnceLock::new();
-    let built = BUILT.get_or_init(Default::default);
-    let mut built = built.lock().map_err(|e| e.to_string())?;
-    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
-        return Ok(path.clone());
-    }
-    let manifest = peers_dir().join(name).join("Cargo.toml");
-    let target = target_dir()?.join("perf-peers").join(name);
-    eprintln!("perf: building the {name} peer ({})", manifest.display());
-    succeed(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["build", "--release", "--locked", "--ignore-rust-version"])
-            .args(["--bin", "peer", "--manifest-path"])
-            .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target)
-            .env_remove("CARGO_TARGET_DIR"),
-        &format!("cargo build of the {name} peer"),
-    )?;
-    let path = target.join("release/peer");
-    built.push((name.to_owned(), path.clone()));
-    Ok(path)
+    once_per_run(name, || {
+        let manifest = peers_dir().join(name).join("Cargo.toml");
+        let target = target_dir()?.join("perf-peers").join(name);
+        eprintln!("perf: building the {name} peer ({})", manifest.display());
+        succeed(
+            Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .args(["build", "--release", "--locked", "--ignore-rust-version"])
+                .args(["--bin", "peer", "--manifest-path"])
+                .arg(&manifest)
+                .arg("--target-dir")
+                .arg(&target)
+                .env_remove("CARGO_TARGET_DIR"),
+            &format!("cargo build of the {name} peer"),
+        )?;
+        Ok(target.join("release/peer"))
+    })
 }
 
-/// The boto3 peer's python: a venv made from the pinned
-/// `comparisons/perf-peers/boto3/requirements.txt` on first use.
-fn boto3_python() -> Result<PathBuf, String> {
-    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let requirements = peers_dir().join("boto3/requirements.txt");
-            venv::python("boto3", venv::Install::Requirements(&requirements))
-        })
-        .clone()
+/// The Python peers whose venv also holds a package of this repository: the peer's
+/// name and the package's directory (a maturin project).
+const LOCAL_PACKAGES: [(&str, &str); 1] = [("s3wire-python", "python")];
+
+/// The python of the Python peer `name`: a venv made from the pinned
+/// `comparisons/perf-peers/<name>/requirements.txt` on first use, and for a peer of
+/// [`LOCAL_PACKAGES`] the package's wheel built and installed into it once per run.
+fn python_peer(name: &str) -> Result<PathBuf, String> {
+    once_per_run(name, || {
+        let requirements = peers_dir().join(name).join("requirements.txt");
+        let python = venv::python(name, venv::Install::Requirements(&requirements))?;
+        if let Some((_, dir)) = LOCAL_PACKAGES.iter().find(|(peer, _)| *peer == name) {
+            let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(dir);
+            venv::install_maturin_package(name, &python, &source)?;
+        }
+        Ok(python)
+    })
 }
 
 /// Runs `program prefix... <args>` with `env` added and parses its JSON result lines.
@@ -230,6 +252,18 @@ mod tests {
                 peers_dir().join(name).join("Cargo.toml").is_file(),
                 "{name}"
             );
+        }
+        // And every Python one: its peer.py and the pins of its venv.
+        for name in ["boto3", "s3wire-python"] {
+            for file in ["peer.py", "requirements.txt", "README.md"] {
+                assert!(peers_dir().join(name).join(file).is_file(), "{name}/{file}");
+            }
+        }
+        for (peer, dir) in LOCAL_PACKAGES {
+            let project = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(dir);
+            assert!(project.join("pyproject.toml").is_file(), "{peer}: {dir}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Python venvs under the harness's target directory, made from PyPI on first use: the
-//! boto3 peer's, the AWS CLI's and moto's. A venv's name carries a hash of what it
+//! Python peers', the AWS CLI's and moto's. A venv's name carries a hash of what it
 //! installs (a new pin makes a new venv), and a marker written last says it is complete.
 
 use std::path::{Path, PathBuf};
@@ -49,6 +49,66 @@ pub fn python(name: &str, install: Install<'_>) -> Result<PathBuf, String> {
     )?;
     std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
     Ok(python)
+}
+
+/// Builds the maturin project `source` (this repository's Python package) into a wheel
+/// with the maturin of `python`'s venv (release, `--locked`, in the harness's target
+/// directory, so what the package shares with the harness's own graph is compiled once)
+/// and installs it there in place of the last one. The wheel goes to
+/// `<target>/perf-peers/<peer>/wheels`; nothing is written into the source tree.
+pub fn install_maturin_package(peer: &str, python: &Path, source: &Path) -> Result<(), String> {
+    let bin = python.parent().ok_or("no venv bin directory")?;
+    let venv = bin.parent().ok_or("no venv directory")?;
+    let wheels = target_dir()?.join("perf-peers").join(peer).join("wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    eprintln!("perf: building {} for the {peer} peer", source.display());
+    let mut maturin = Command::new(bin.join("maturin"));
+    // Without the variables cargo sets for a `cargo run` (build scripts that watch them,
+    // ring's, would rebuild with all that depends on them).
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if [
+            "CARGO_MANIFEST_",
+            "CARGO_PKG_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+            "CARGO_PRIMARY_",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
+        {
+            maturin.env_remove(name.as_ref());
+        }
+    }
+    succeed(
+        maturin
+            .args(["build", "--release", "--locked", "--quiet", "--interpreter"])
+            .arg(python)
+            .arg("--out")
+            .arg(&wheels)
+            .current_dir(source)
+            .env("VIRTUAL_ENV", venv)
+            .env("CARGO_TARGET_DIR", target_dir()?),
+        &format!("maturin build of {}", source.display()),
+    )?;
+    let wheel = std::fs::read_dir(&wheels)
+        .map_err(|e| format!("{}: {e}", wheels.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
+        .ok_or_else(|| format!("no wheel in {}", wheels.display()))?;
+    succeed(
+        Command::new(python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(["--force-reinstall", "--no-deps"])
+            .arg(&wheel),
+        &format!("pip install {}", wheel.display()),
+    )
 }
 
 /// The harness's target directory (where its venvs and the peers' builds live).
