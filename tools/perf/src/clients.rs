@@ -3,7 +3,7 @@
 //! read a GET the other ways a program calls it, [`Calling`]), the Rust peers under `comparisons/perf-peers/<name>/`
 //! (each its own workspace and lockfile, built on first use), the Python peers there
 //! (`peer.py` in a venv the harness makes from the directory's pinned `requirements.txt`:
-//! boto3, and s3wire-python, whose venv also gets this
+//! boto3, boto3-crt, obstore, s3fs, and s3wire-python, whose venv also gets this
 //! repository's `python/` package, built once per run) and curl, the floor for one PUT and
 //! one GET (`--cacert` for the CA of `null-tls`).
 
@@ -254,7 +254,7 @@ mod tests {
             );
         }
         // And every Python one: its peer.py and the pins of its venv.
-        for name in ["boto3", "s3wire-python"] {
+        for name in ["boto3", "boto3-crt", "obstore", "s3fs", "s3wire-python"] {
             for file in ["peer.py", "requirements.txt", "README.md"] {
                 assert!(peers_dir().join(name).join(file).is_file(), "{name}/{file}");
             }

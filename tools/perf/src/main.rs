@@ -35,10 +35,10 @@
 //!
 //! Clients: `s3-wire` (this binary's `child`), `curl`, and every directory of
 //! `comparisons/perf-peers/` holding a Rust peer (`s3-wire-0.1.1`, `object_store`,
-//! `aws-sdk-s3`), built on first use, or a Python one (`boto3`, `s3wire-python`: `peer.py`
-//! in a venv of its pinned `requirements.txt`, made on first use; s3wire-python's also gets
-//! `python/` built in release mode once per run). All speak the protocol of the `perf-peer`
-//! crate.
+//! `aws-sdk-s3`), built on first use, or a Python one (`boto3`, `boto3-crt`, `obstore`,
+//! `s3fs`, `s3wire-python`: `peer.py` in a venv of its pinned `requirements.txt`, made on
+//! first use; s3wire-python's also gets `python/` built in release mode once per run). All
+//! speak the protocol of the `perf-peer` crate.
 //!
 //! How usage is measured: a peer reads its own `/proc/self/status` (VmHWM, VmRSS) and
 //! `/proc/self/stat` (utime, stime) just before it exits and prints them in its JSON
