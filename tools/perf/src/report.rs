@@ -294,7 +294,7 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     }
     let _ = writeln!(
         md,
-        "\nConstruction is the mean of 100 `build()` calls in one process; its ratio compares 1/time.\n"
+        "\nConstruction is the mean of 100 `build()` calls in one process (the Python peers: 20 client constructions); its ratio compares 1/time.\n"
     );
     let _ = writeln!(md, "## CPU and memory (medians)\n");
     let _ = writeln!(
@@ -318,7 +318,7 @@ pub fn report(meta: &Value, records: &[Value], clients: &[String]) -> String {
     }
     let _ = writeln!(
         md,
-        "\n\"CPU, operation\" is the on-CPU time of the peer's threads while the operation ran (Rust peers: the sum of `/proc/self/task/*/schedstat` before and after, in nanoseconds; boto3: `time.process_time()`; the small-object phases each have their own); CPU s/GiB divides it by the bytes moved. \"CPU, process\" and peak RSS are the whole process's, start-up and interpreter included (peers: their own /proc at exit; curl: `/usr/bin/time`, whose whole process is also its operation figure). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). A `tasks:` workload is one of the files of `tools/perf/workloads/` (AWS's S3 benchmark format): every object it lists moved, 64 transfers at a time, from and to disk or memory as the file says; its rate is all the bytes over the wall time of the whole set. Over `null-tls` every client sends what it sends over HTTPS (s3-wire: unsigned payloads with a CRC32 checksum). `null` and `local-s3` are plain HTTP, where s3-wire signs every payload byte because no TLS protects it (the SHA-256 of an in-memory body or a file part, hashed ahead together with the checksum; SHA-256 chunk signatures for one-shot streams) and adds a CRC32 checksum; curl sends `UNSIGNED-PAYLOAD` with no checksum, so its floor does less work per byte."
+        "\n\"CPU, operation\" is the on-CPU time of the peer's threads while the operation ran (Rust peers: the sum of `/proc/self/task/*/schedstat` before and after, in nanoseconds; the Python peers: `time.process_time()`; the small-object phases each have their own); CPU s/GiB divides it by the bytes moved. \"CPU, process\" and peak RSS are the whole process's, start-up and interpreter included (peers: their own /proc at exit; curl: `/usr/bin/time`, whose whole process is also its operation figure). \"over baseline\" is VmHWM minus VmRSS just before the workload started (after runtime, client and, for the PUT from memory, the 64 MiB buffer). A `tasks:` workload is one of the files of `tools/perf/workloads/` (AWS's S3 benchmark format): every object it lists moved, 64 transfers at a time, from and to disk or memory as the file says; its rate is all the bytes over the wall time of the whole set. Over `null-tls` every client sends what it sends over HTTPS (s3-wire: unsigned payloads with a CRC32 checksum). `null` and `local-s3` are plain HTTP, where s3-wire signs every payload byte because no TLS protects it (the SHA-256 of an in-memory body or a file part, hashed ahead together with the checksum; SHA-256 chunk signatures for one-shot streams) and adds a CRC32 checksum; curl sends `UNSIGNED-PAYLOAD` with no checksum, so its floor does less work per byte."
     );
     let _ = writeln!(md, "\n## Build weight\n");
     match meta["build_weight"].as_str() {
