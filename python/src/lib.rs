@@ -559,7 +559,10 @@ impl Client {
                 &Fileobj,
             ));
         }
-        let source = read_source(body::PyReader::new(Fileobj.unbind()), None);
+        let source = match in_memory_file(&Fileobj)? {
+            Some(bytes) => UploadSource::bytes(bytes),
+            None => read_source(body::PyReader::new(Fileobj.unbind()), None),
+        };
         self.upload(py, source, Bucket, Key, ExtraArgs, Callback, Config)
     }
 
@@ -855,4 +858,18 @@ fn _s3wire(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<body::Listing>()?;
     module.add_class::<body::Pages>()?;
     Ok(())
+}
+
+/// The rest of an `io.BytesIO` (exactly that type: a subclass may read otherwise), read at
+/// once with the GIL held and the file left at its end, as reading it would: uploaded from
+/// memory rather than by `read` calls from a worker thread taking the GIL for each, which
+/// many small uploads at once spend their time on.
+fn in_memory_file(fileobj: &Bound<'_, PyAny>) -> PyResult<Option<bytes::Bytes>> {
+    let bytes_io = fileobj.py().import("io")?.getattr("BytesIO")?;
+    if !fileobj.get_type().is(&bytes_io) {
+        return Ok(None);
+    }
+    let rest = fileobj.call_method0("read")?;
+    let rest = rest.cast::<PyBytes>()?;
+    Ok(Some(bytes::Bytes::copy_from_slice(rest.as_bytes())))
 }

@@ -55,6 +55,18 @@ def test_file_objects_both_ways(client, bucket):
     client.download_fileobj(bucket, "stream", out)
     assert out.getvalue() == payload
 
+    # A file object is read from where it stands to its end, and left there: an io.BytesIO
+    # (taken whole at once) as any other reader (a subclass, read by read calls).
+    class Reader(io.BytesIO):
+        pass
+
+    for kind in (io.BytesIO, Reader):
+        source = kind(b"skip:" + payload[:1000])
+        source.seek(5)
+        client.upload_fileobj(source, bucket, "from-the-position")
+        assert source.tell() == 1005, kind
+        assert client.get(bucket, "from-the-position") == payload[:1000], kind
+
     class Broken(io.RawIOBase):
         def readable(self):
             return True
