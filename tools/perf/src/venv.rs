@@ -62,24 +62,7 @@ pub fn install_maturin_package(peer: &str, python: &Path, source: &Path) -> Resu
     let wheels = target_dir()?.join("perf-peers").join(peer).join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
     eprintln!("perf: building {} for the {peer} peer", source.display());
-    let mut maturin = Command::new(bin.join("maturin"));
-    // Without the variables cargo sets for a `cargo run` (build scripts that watch them,
-    // ring's, would rebuild with all that depends on them).
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if [
-            "CARGO_MANIFEST_",
-            "CARGO_PKG_",
-            "CARGO_CRATE_",
-            "CARGO_BIN_",
-            "CARGO_PRIMARY_",
-        ]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
-        {
-            maturin.env_remove(name.as_ref());
-        }
-    }
+    let mut maturin = s3wire_python_tests::maturin(bin);
     succeed(
         maturin
             .args(["build", "--release", "--locked", "--quiet", "--interpreter"])

@@ -33,27 +33,7 @@ fn the_python_package_passes_its_pytest_suite_on_local_s3_and_moto() {
     // run, and the python crate's lockfile pins the workspace's versions, so what both
     // graphs build with the same features is compiled once.
     let started = Instant::now();
-    let mut maturin = Command::new(venv.join("bin/maturin"));
-    // Without the variables cargo sets for this test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`,
-    // ...): build scripts that watch them (ring's) would otherwise be rebuilt, with all
-    // that depends on them, whenever the extension was last built from another command.
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if [
-            "CARGO_MANIFEST_",
-            "CARGO_PKG_",
-            "CARGO_CRATE_",
-            "CARGO_BIN_",
-            "CARGO_PRIMARY_",
-        ]
-        .iter()
-        .any(|prefix| name.starts_with(prefix))
-            || name == "CARGO_TARGET_TMPDIR"
-            || name == "CARGO_RUSTC_CURRENT_DIR"
-        {
-            maturin.env_remove(name.as_ref());
-        }
-    }
+    let mut maturin = s3wire_python_tests::maturin(&venv.join("bin"));
     let built = maturin
         .args(["develop", "--quiet", "--locked"])
         .current_dir(&package)
