@@ -222,17 +222,8 @@ pub(crate) fn download_version(extra: Option<&Bound<'_, PyDict>>) -> PyResult<Op
 }
 
 fn canned_acl(name: &str) -> PyResult<CannedAcl> {
-    [
-        CannedAcl::Private,
-        CannedAcl::PublicRead,
-        CannedAcl::PublicReadWrite,
-        CannedAcl::AuthenticatedRead,
-        CannedAcl::BucketOwnerRead,
-        CannedAcl::BucketOwnerFullControl,
-    ]
-    .into_iter()
-    .find(|acl| acl.as_str() == name)
-    .ok_or_else(|| bad_value("ExtraArgs['ACL']", format!("unknown canned ACL {name:?}")))
+    CannedAcl::parse(name)
+        .ok_or_else(|| bad_value("ExtraArgs['ACL']", format!("unknown canned ACL {name:?}")))
 }
 
 /// s3transfer's `TransferConfig` (or anything with its attribute names), as part size,

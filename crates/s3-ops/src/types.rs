@@ -348,6 +348,21 @@ pub enum CannedAcl {
 }
 
 impl CannedAcl {
+    /// Every canned ACL.
+    pub const ALL: [CannedAcl; 6] = [
+        CannedAcl::Private,
+        CannedAcl::PublicRead,
+        CannedAcl::PublicReadWrite,
+        CannedAcl::AuthenticatedRead,
+        CannedAcl::BucketOwnerRead,
+        CannedAcl::BucketOwnerFullControl,
+    ];
+
+    /// The canned ACL of a wire name (`public-read`), `None` for another name.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|acl| acl.as_str() == name)
+    }
+
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -370,6 +385,15 @@ impl fmt::Display for CannedAcl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canned_acls_parse_from_their_wire_names_only() {
+        for acl in CannedAcl::ALL {
+            assert_eq!(CannedAcl::parse(acl.as_str()), Some(acl));
+        }
+        assert_eq!(CannedAcl::parse("Public-Read"), None);
+        assert_eq!(CannedAcl::parse("log-delivery-write"), None);
+    }
 
     #[test]
     fn ranges_format_as_http_and_reject_nonsense() {

@@ -36,17 +36,7 @@ pub(crate) struct AclArgs {
 }
 
 fn parse_canned(text: &str) -> Result<CannedAcl, String> {
-    const ALL: [CannedAcl; 6] = [
-        CannedAcl::Private,
-        CannedAcl::PublicRead,
-        CannedAcl::PublicReadWrite,
-        CannedAcl::AuthenticatedRead,
-        CannedAcl::BucketOwnerRead,
-        CannedAcl::BucketOwnerFullControl,
-    ];
-    ALL.into_iter()
-        .find(|acl| acl.as_str() == text)
-        .ok_or_else(|| format!("unknown canned ACL `{text}`"))
+    CannedAcl::parse(text).ok_or_else(|| format!("unknown canned ACL `{text}`"))
 }
 
 fn parse_grant(text: &str) -> Result<(Permission, Grantee), String> {

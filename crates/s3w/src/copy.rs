@@ -197,18 +197,10 @@ pub(crate) fn attributes(attrs: &AttrArgs, name: Option<&str>) -> Result<ObjectA
 }
 
 fn canned_acl(name: &str) -> Result<CannedAcl> {
-    Ok(match name {
-        "private" => CannedAcl::Private,
-        "public-read" => CannedAcl::PublicRead,
-        "public-read-write" => CannedAcl::PublicReadWrite,
-        "authenticated-read" => CannedAcl::AuthenticatedRead,
-        "bucket-owner-read" => CannedAcl::BucketOwnerRead,
-        "bucket-owner-full-control" => CannedAcl::BucketOwnerFullControl,
-        other => {
-            return Err(usage(format!(
-                "--acl {other}: use private, public-read, public-read-write, authenticated-read, bucket-owner-read or bucket-owner-full-control"
-            )));
-        }
+    CannedAcl::parse(name).ok_or_else(|| {
+        usage(format!(
+            "--acl {name}: use private, public-read, public-read-write, authenticated-read, bucket-owner-read or bucket-owner-full-control"
+        ))
     })
 }
 
