@@ -21,7 +21,7 @@ use crate::file_writer::{FileWriter, PositionedWriter, WriterEnd};
 use crate::memory::Admission;
 use crate::object_body::ObjectBody;
 use crate::progress::PartProgress;
-use crate::transfer::download_resume::Journal;
+use crate::transfer::download_resume::WriteBehind;
 use crate::transfer::handle::Control;
 use crate::transfer::wake::{Waits, Wake};
 
@@ -135,8 +135,8 @@ pub(super) struct Driver {
     /// The last range written, not committed until the whole object checked out: `committed`
     /// reaches the total only when the download succeeds.
     pub(super) last: Option<(Arc<PartProgress>, u64)>,
-    /// The resume journal of the part file, if it has one.
-    pub(super) journal: Option<Journal>,
+    /// The file's background sync (and resume journal), when it has one.
+    pub(super) write_behind: Option<WriteBehind>,
     /// The largest a range may grow to ([`Driver::adapt_range_size`]); the range size
     /// itself when ranges do not adapt.
     pub(super) largest_range: u64,
@@ -171,8 +171,8 @@ impl Driver {
     /// which waits for the object's verification ([`Driver::last`]).
     fn written_range(&mut self, progress: &Arc<PartProgress>, range: std::ops::Range<u64>) {
         let len = range.end - range.start;
-        if let Some(journal) = &self.journal {
-            journal.record(range);
+        if let Some(write_behind) = &self.write_behind {
+            write_behind.record(range);
         }
         self.unwritten = self.unwritten.saturating_sub(len);
         if self.unwritten == 0 {

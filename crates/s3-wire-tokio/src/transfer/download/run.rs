@@ -20,7 +20,7 @@ use crate::file_writer::FileWriter;
 use crate::memory::TooLarge;
 use crate::progress::PartProgress;
 use crate::transfer::TransferOptions;
-use crate::transfer::download_resume::{Identity, Journal};
+use crate::transfer::download_resume::{Identity, WriteBehind};
 use crate::transfer::handle::Control;
 use crate::transfer::integrity;
 use crate::transfer::wake::Waits;
@@ -262,15 +262,19 @@ pub(super) async fn run(
         }
         _ => BTreeMap::new(),
     };
-    let journal = file.as_ref().and_then(|file| {
-        let path = file.journal.clone()?;
-        Some(Journal::start(
-            file.file.clone(),
-            path,
-            present.clone(),
-            object.clone(),
-        ))
-    });
+    // A resumable file is synced as it is written for its journal; any other when files
+    // are synced at all.
+    let write_behind = file
+        .as_ref()
+        .filter(|file| file.journal.is_some() || options.sync_files)
+        .map(|file| {
+            WriteBehind::start(
+                file.file.clone(),
+                file.journal.clone(),
+                present.clone(),
+                object.clone(),
+            )
+        });
     // Bytes already on disk count as committed from the start, unless they are all of
     // them: the last bytes are committed with the verdict.
     let last = if resumed < size {
@@ -314,15 +318,15 @@ pub(super) async fn run(
         cancelled: control.watch(),
         unwritten: size - resumed,
         last,
-        journal,
+        write_behind,
         largest_range,
     };
     let result = driver.run(&mut sink).await;
     driver.stop_writing().await;
     let last = driver.last.take();
     // The journal holds every range written before the verdict (a failure keeps it).
-    if let Some(journal) = driver.journal.take() {
-        let _ = journal.close().await;
+    if let Some(write_behind) = driver.write_behind.take() {
+        let _ = write_behind.close().await;
     }
     let requests = driver.requests;
     let range_checksums = std::mem::take(&mut driver.range_checksums);
