@@ -90,6 +90,19 @@ fn error_is_not_found(error: &Error) -> bool {
     false
 }
 
+/// An `S3WireError` with `text` alone (no code, status or request id): a failure on this
+/// side of the wire.
+pub(crate) fn local(py: Python<'_>, text: String) -> PyErr {
+    let made = py
+        .import("s3wire.exceptions")
+        .and_then(|module| module.getattr("S3WireError"))
+        .and_then(|class| class.call1((text.clone(),)));
+    match made {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(_) => pyo3::exceptions::PyRuntimeError::new_err(text),
+    }
+}
+
 /// A `ValueError` naming the argument it is about.
 pub(crate) fn bad_value(argument: &str, problem: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("argument '{argument}': {problem}"))

@@ -15,13 +15,16 @@ mod body;
 mod convert;
 mod errors;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use s3_wire_tokio::blocking::{self, Controlled, Handle, read_source, write_destination};
+use s3_wire_tokio::blocking::{
+    self, Controlled, Handle, Kept, read_source, write_destination_keeping_small,
+};
 use s3_wire_tokio::s3_ops::ops::copy_source::CopySource;
 use s3_wire_tokio::s3_ops::{
     ByteRange, CreateBucket, DeleteBucket, DeleteObject, DeleteObjects, GetObject, HeadObject,
@@ -602,7 +605,9 @@ impl Client {
     }
 
     /// boto3's `download_fileobj`: the object written in order to a writable binary file
-    /// object (on a worker thread that takes the GIL for each write of up to 1 MiB).
+    /// object. An object of up to 1 MiB is written once, by this thread, after it arrived
+    /// whole; a larger one as it arrives, by a worker thread that takes the GIL for each
+    /// write of up to 1 MiB.
     #[pyo3(signature = (Bucket, Key, Fileobj, ExtraArgs=None, Callback=None, Config=None))]
     #[allow(non_snake_case)]
     fn download_fileobj(
@@ -622,8 +627,22 @@ impl Client {
                 &Fileobj,
             ));
         }
-        let destination = write_destination(body::PyWriter::new(Fileobj.unbind()));
-        self.download(py, Bucket, Key, destination, ExtraArgs, Callback, Config)
+        // A small body is written here, where the GIL is held anyway: from a worker thread
+        // its one write would first wait for the GIL, behind every Python thread.
+        let kept = Kept::new();
+        let destination = write_destination_keeping_small(
+            body::PyWriter::new(Fileobj.clone().unbind()),
+            kept.clone(),
+        );
+        self.download(py, Bucket, Key, destination, ExtraArgs, Callback, Config)?;
+        if let Some(body) = kept.take() {
+            let mut writer = body::PyWriter::new(Fileobj.unbind());
+            writer
+                .write_all(&body)
+                .and_then(|()| writer.flush())
+                .map_err(|error| errors::local(py, error.to_string()))?;
+        }
+        Ok(())
     }
 
     /// Uploads every file under `directory` to `prefix` in `bucket`; a summary dict
@@ -799,12 +818,13 @@ impl Client {
         let outcome = wait(py, transfer.start(), |_, _| Ok(()))?;
         let output = outcome.map_err(|error| errors::to_py(py, error, not_found))?;
         if !output.is_success() {
-            let exceptions = py.import("s3wire.exceptions")?;
-            let error = exceptions.getattr("S3WireError")?.call1((format!(
-                "{} of the directory's objects failed",
-                output.progress.objects_failed
-            ),))?;
-            return Err(PyErr::from_value(error));
+            return Err(errors::local(
+                py,
+                format!(
+                    "{} of the directory's objects failed",
+                    output.progress.objects_failed
+                ),
+            ));
         }
         directory_summary(py, &output)
     }

@@ -55,6 +55,44 @@ def test_file_objects_both_ways(client, bucket):
     client.download_fileobj(bucket, "stream", out)
     assert out.getvalue() == payload
 
+    # An object of up to 1 MiB is written once, by the calling thread (which holds the GIL
+    # anyway); a larger one by worker threads as it arrives.
+    class Threads(io.BytesIO):
+        def __init__(self):
+            super().__init__()
+            self.writers = set()
+
+        def write(self, chunk):
+            self.writers.add(threading.get_ident())
+            return super().write(chunk)
+
+    client.put(bucket, "small", payload[:MiB])
+    small = Threads()
+    client.download_fileobj(bucket, "small", small)
+    assert small.getvalue() == payload[:MiB]
+    assert small.writers == {threading.get_ident()}
+    large = Threads()
+    client.download_fileobj(bucket, "stream", large)
+    assert large.getvalue() == payload
+    assert threading.get_ident() not in large.writers
+
+    # A writer's failure is the download's, and a failed download writes nothing.
+    class Full(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, chunk):
+            raise OSError("no space left")
+
+    with pytest.raises(s3wire.S3WireError, match="no space left"):
+        client.download_fileobj(bucket, "small", Full())
+    with pytest.raises(s3wire.S3WireError, match="no space left"):
+        client.download_fileobj(bucket, "stream", Full())
+    untouched = Threads()
+    with pytest.raises(s3wire.NoSuchKey):
+        client.download_fileobj(bucket, "absent", untouched)
+    assert untouched.writers == set()
+
     # A file object is read from where it stands to its end, and left there: an io.BytesIO
     # (taken whole at once) as any other reader (a subclass, read by read calls).
     class Reader(io.BytesIO):

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use s3_wire_tokio::blocking::{self, read_source, write_destination};
+use s3_wire_tokio::blocking::{
+    self, Kept, read_source, write_destination, write_destination_keeping_small,
+};
 use s3_wire_tokio::s3_ops::ops::create_bucket::CreateBucket;
 use s3_wire_tokio::s3_ops::ops::delete_object::DeleteObject;
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
@@ -256,6 +258,62 @@ fn transfers_with_progress_from_files_readers_and_to_writers() {
         .expect("download directory");
     assert_eq!(std::fs::read(copy.join("a/b/two")).unwrap(), b"two");
     assert_eq!(std::fs::read(copy.join("a/one")).unwrap(), b"one");
+}
+
+#[test]
+fn a_body_of_one_batch_is_kept_for_the_caller_and_a_larger_one_written() {
+    let (client, _server) = client();
+    // 1 MiB, the batch, is the largest body kept; a byte more is written.
+    for (name, len, kept_whole) in [
+        ("small", 1000, true),
+        ("batch", 1 << 20, true),
+        ("larger", (1 << 20) + 1, false),
+    ] {
+        let data = support::data(len, 7);
+        client
+            .put_object(
+                PutObject::new(bucket("blocking").unwrap(), key(name).unwrap()),
+                data.clone(),
+            )
+            .expect("put");
+        let (sink, kept) = (SharedSink::default(), Kept::new());
+        client
+            .download(
+                bucket("blocking").unwrap(),
+                key(name).unwrap(),
+                write_destination_keeping_small(sink.clone(), kept.clone()),
+            )
+            .run()
+            .expect("download");
+        let written = sink.0.lock().unwrap().clone();
+        match kept.take() {
+            Some(body) => {
+                assert!(kept_whole, "{name}: kept");
+                assert_eq!(body, data, "{name}");
+                assert!(
+                    written.is_empty() && !sink.flushed(),
+                    "{name}: left to the caller"
+                );
+            }
+            None => {
+                assert!(!kept_whole, "{name}: written");
+                assert_eq!(written, data, "{name}");
+                assert!(sink.flushed(), "{name}");
+            }
+        }
+    }
+    // A failed download keeps nothing and writes nothing.
+    let (sink, kept) = (SharedSink::default(), Kept::new());
+    let missing = client
+        .download(
+            bucket("blocking").unwrap(),
+            key("absent").unwrap(),
+            write_destination_keeping_small(sink.clone(), kept.clone()),
+        )
+        .run()
+        .expect_err("no such key");
+    assert!(missing.is_not_found(), "{missing:?}");
+    assert!(kept.take().is_none() && sink.0.lock().unwrap().is_empty());
 }
 
 #[test]

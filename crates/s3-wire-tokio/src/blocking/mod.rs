@@ -69,7 +69,10 @@ use crate::transfer::{
 
 pub use body::{GetObjectResponse, ObjectBody};
 pub use pages::{Objects, Pages};
-pub use transfer::{Controlled, Handle, Task, Transfer, read_source, write_destination};
+pub use transfer::{
+    Controlled, Handle, Kept, Task, Transfer, read_source, write_destination,
+    write_destination_keeping_small,
+};
 
 /// The blocking S3 client: see the [module docs](self).
 #[derive(Clone)]

@@ -5,6 +5,7 @@
 use std::future::{Future, IntoFuture};
 use std::io::{self, Read, Write};
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -278,11 +279,36 @@ fn read_all(mut reader: Box<dyn Read + Send>, sender: mpsc::Sender<io::Result<By
 /// 1 MiB at a time, one write behind the download (see [`Destination::writer`]); the
 /// download fails with the writer's error.
 pub fn write_destination(writer: impl Write + Send + 'static) -> Destination {
-    Destination::writer(BlockingWrites {
-        state: WriterState::Idle(Box::new(writer)),
-        gathered: BytesMut::new(),
-        unflushed: false,
-    })
+    Destination::writer(BlockingWrites::new(Box::new(writer), None))
+}
+
+/// [`write_destination`], except that a body of at most one batch (1 MiB) is not written:
+/// the download leaves it in `kept`, for the caller to write on its own thread once the
+/// download succeeded (and to flush the writer then). For a writer that costs more to call
+/// from the blocking pool than from the thread that started the download: a Python file
+/// object, whose every call from another thread first waits for the GIL.
+pub fn write_destination_keeping_small(
+    writer: impl Write + Send + 'static,
+    kept: Kept,
+) -> Destination {
+    Destination::writer(BlockingWrites::new(Box::new(writer), Some(kept)))
+}
+
+/// The body a [`write_destination_keeping_small`] download left unwritten, if it was that
+/// small. Clones share it.
+#[derive(Clone, Debug, Default)]
+pub struct Kept(Arc<Mutex<Option<Bytes>>>);
+
+impl Kept {
+    /// An empty one, to give to the download and keep a clone of.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The body left unwritten; `None` when the download wrote it, or before it ended.
+    pub fn take(&self) -> Option<Bytes> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 struct BlockingWrites {
@@ -291,6 +317,8 @@ struct BlockingWrites {
     gathered: BytesMut,
     /// Bytes were written since the writer was last flushed.
     unflushed: bool,
+    /// Where a body that never needed a write is left instead of being written.
+    keep: Option<Kept>,
 }
 
 enum WriterState {
@@ -301,6 +329,15 @@ enum WriterState {
 }
 
 impl BlockingWrites {
+    fn new(writer: Box<dyn Write + Send>, keep: Option<Kept>) -> Self {
+        Self {
+            state: WriterState::Idle(writer),
+            gathered: BytesMut::new(),
+            unflushed: false,
+            keep,
+        }
+    }
+
     /// Waits for the write in flight, if any; the writer, ready for the next.
     fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if let WriterState::Writing(job) = &mut self.state {
@@ -325,8 +362,10 @@ impl BlockingWrites {
         }
     }
 
-    /// Hands what was gathered to a write job (and a flush, if `flush`).
+    /// Hands what was gathered to a write job (and a flush, if `flush`); from then on every
+    /// byte is written here, none kept.
     fn start_write(&mut self, flush: bool) {
+        self.keep = None;
         let WriterState::Idle(mut writer) = std::mem::replace(&mut self.state, WriterState::Failed)
         else {
             unreachable!("a write starts only when the writer is idle");
@@ -349,6 +388,10 @@ impl AsyncWrite for BlockingWrites {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
+        // Bytes after a flush that kept the body: it was not the end after all.
+        if let Some(kept) = this.keep.as_ref().and_then(Kept::take) {
+            this.gathered.extend_from_slice(&kept);
+        }
         if this.gathered.len() >= IO_BATCH {
             ready!(this.poll_idle(cx))?;
             this.start_write(false);
@@ -366,6 +409,11 @@ impl AsyncWrite for BlockingWrites {
             return Poll::Ready(Ok(()));
         }
         this.unflushed = false;
+        if let Some(keep) = &this.keep {
+            let body = this.gathered.split().freeze();
+            *keep.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(body);
+            return Poll::Ready(Ok(()));
+        }
         this.start_write(true);
         this.poll_idle(cx)
     }
