@@ -393,6 +393,35 @@ fn a_call_inside_a_runtime_panics_saying_what_to_use() {
         message.contains("use the async s3_wire::Client"),
         "{message}"
     );
+    // From a thread of a runtime's blocking pool, where blocking is what it is for, the
+    // same call works; from a task on the same runtime's worker it panics.
+    let pool = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let from_pool = client.clone();
+    pool.block_on(pool.spawn_blocking(move || {
+        from_pool.head_bucket(s3_wire_tokio::s3_ops::ops::head_bucket::HeadBucket::new(
+            bucket("blocking").unwrap(),
+        ))
+    }))
+    .expect("the blocking pool's thread ran it")
+    .expect("head_bucket from spawn_blocking");
+    let from_worker = client.clone();
+    let worker = pool.block_on(pool.spawn(async move {
+        from_worker.head_bucket(s3_wire_tokio::s3_ops::ops::head_bucket::HeadBucket::new(
+            bucket("blocking").unwrap(),
+        ))
+    }));
+    let panic = worker
+        .expect_err("a blocking call on a worker")
+        .into_panic();
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|message| message.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(message.contains("inside a Tokio runtime"), "{message}");
     // Dropped inside a runtime, the client's own runtime shuts down without panicking.
     runtime.block_on(async move { drop(client) });
 }

@@ -394,8 +394,9 @@ impl Runtime {
     ///
     /// Inside a Tokio runtime, with a message saying why.
     fn get(&self) -> &tokio::runtime::Runtime {
-        assert_outside_runtime();
-        self.0.as_ref().expect("the runtime is taken only on drop")
+        let runtime = self.0.as_ref().expect("the runtime is taken only on drop");
+        assert_blocking_allowed(runtime);
+        runtime
     }
 }
 
@@ -409,9 +410,16 @@ impl Drop for Runtime {
     }
 }
 
-/// Panics with a clear message when called from inside a Tokio runtime.
-fn assert_outside_runtime() {
-    if tokio::runtime::Handle::try_current().is_ok() {
+/// Panics with a clear message where blocking would stall a Tokio runtime: on its worker
+/// threads, or in its `block_on`. A thread of a runtime's blocking pool
+/// (`tokio::task::spawn_blocking`) is there to block, and passes. Tokio tells the two apart
+/// only by the check of its own `block_on`, so a thread with a runtime's context runs that
+/// check, on `runtime`, with nothing to do (Tokio's panic message is printed before ours).
+fn assert_blocking_allowed(runtime: &tokio::runtime::Runtime) {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return;
+    }
+    if std::panic::catch_unwind(|| runtime.block_on(async {})).is_err() {
         panic!(
             "s3_wire::blocking::Client was called from inside a Tokio runtime, where \
              blocking would stall the runtime's thread: use the async s3_wire::Client \
