@@ -1,8 +1,6 @@
 //! `perf child`: s3-wire as a peer (see the `perf-peer` crate for the protocol), one
 //! workload per process through the facade's managed transfers and single requests.
 
-use std::sync::{Arc, Barrier, Mutex, PoisonError};
-
 use perf_peer::tasks::{Action, Task, TaskData};
 use perf_peer::{Args, BUCKET, Outcome, SmallOp, Stopwatch};
 use s3_wire_tokio::s3_ops::ops::get_object::GetObject;
@@ -27,11 +25,14 @@ fn client(args: &Args) -> Result<Client, String> {
 }
 
 async fn workload(args: Args) -> Result<Outcome, String> {
+    let calling = Calling::from_env()?;
+    if calling == Calling::Blocking {
+        return blocking_workload(args).await;
+    }
     if args.kind == "construct" {
         return perf_peer::construct(|| client(&args));
     }
     let client = client(&args)?;
-    let calling = Calling::from_env()?;
     if calling != Calling::BlockOn && args.kind != "get" {
         return Ok(Outcome::Unsupported(format!(
             "{} changes how a GET's body is read, nothing else",
@@ -102,8 +103,8 @@ async fn workload(args: Args) -> Result<Outcome, String> {
     }
 }
 
-/// How the program calls s3-wire to read a GET's body: the ways docs/performance.md
-/// states a figure for (issue 43). The harness names each as a client of its own
+/// How the program calls s3-wire: the ways docs/performance.md states a figure for (issue
+/// 43). All but [`Calling::Blocking`] differ in how a GET's body is read only. The harness names each as a client of its own
 /// (`s3-wire`, `s3-wire-task`, ...) and passes it in [`CALLING_VAR`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Calling {
@@ -114,7 +115,8 @@ pub enum Calling {
     Task,
     /// `ObjectBody::collect` from `block_on`: the whole body, read in a task of its own.
     Collect,
-    /// `s3_wire::blocking`: a thread with no runtime reading the body as `std::io::Read`
+    /// `s3_wire::blocking`, called from plain threads as a program with no runtime calls
+    /// it ([`blocking_workload`]): every workload, a GET's body read as `std::io::Read`
     /// into a 1 MiB buffer (boto3's peer reads 1 MiB chunks).
     Blocking,
 }
@@ -176,42 +178,177 @@ async fn get(
             let body = client.get_object(request).await.map_err(error)?.body;
             (watch, body.collect().await.map_err(error)?.len() as u64)
         }
-        Calling::Blocking => {
-            // Outside every runtime, as a blocking program is: a thread of its own. The
-            // clock and the CPU are read on this thread while that one waits at the barrier:
-            // a running thread's own schedstat lags (it is brought up to date when the
-            // thread is switched out), and an exited thread's is gone.
-            let steps = Arc::new(Barrier::new(2));
-            let got = Arc::new(Mutex::new(Err("not read".to_owned())));
-            let reader = {
-                let (steps, got) = (steps.clone(), got.clone());
-                std::thread::spawn(move || {
-                    // Kept until the end: dropping it ends its runtime's threads, and
-                    // their CPU with them.
-                    let client = s3_wire_tokio::blocking::Client::new(client);
-                    steps.wait(); // ready
-                    let read = match &client {
-                        Ok(client) => read_blocking(client, request),
-                        Err(e) => Err(e.to_string()),
-                    };
-                    *got.lock().unwrap_or_else(PoisonError::into_inner) = read;
-                    steps.wait(); // read
-                    steps.wait(); // measured
-                })
-            };
-            steps.wait();
-            let watch = Stopwatch::start();
-            steps.wait();
-            let got = got.lock().unwrap_or_else(PoisonError::into_inner).clone();
-            let outcome = got.clone().map(|got| watch.moved(got));
-            steps.wait();
-            reader.join().map_err(|_| "the reading thread panicked")?;
-            perf_peer::expect("bytes the GET returned", got?, size)?;
-            return outcome;
-        }
+        Calling::Blocking => unreachable!("blocking_workload reads its GET"),
     };
     perf_peer::expect("bytes the GET returned", got, size)?;
     Ok(watch.moved(got))
+}
+
+/// Every workload through `s3_wire::blocking`, called as a program with no runtime calls
+/// it: from plain threads, one per request or transfer in flight (the harness runtime's
+/// blocking pool, which keeps its threads, and their CPU time, until the figures are read).
+async fn blocking_workload(args: Args) -> Result<Outcome, String> {
+    use s3_wire_tokio::blocking;
+    if args.kind == "construct" {
+        return unblock(move || {
+            perf_peer::construct(|| {
+                blocking::Client::new(client(&args)?).map_err(|e| e.to_string())
+            })
+        })
+        .await;
+    }
+    let client = client(&args)?;
+    let client = unblock(move || blocking::Client::new(client).map_err(|e| e.to_string())).await?;
+    let bucket = BucketName::new(BUCKET).map_err(|e| e.to_string())?;
+    let key = ObjectKey::new(args.key.as_str()).map_err(|e| e.to_string())?;
+    let size = args.size;
+    // Each call gets a clone: the last one dropped ends the runtime, and with its threads
+    // their CPU time, which the figures read after the call.
+    let caller = client.clone();
+    // A PUT's payload is made before the clock starts, as the async client's is.
+    let payload = (args.kind == "put").then(|| perf_peer::put_payload(&args));
+    let watch = Stopwatch::start();
+    let moved = match args.kind.as_str() {
+        "put" => {
+            let data = payload.unwrap_or_default();
+            unblock(move || {
+                caller
+                    .put_object(PutObject::new(bucket, key), data)
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            size
+        }
+        "get" => {
+            let got = unblock(move || read_blocking(&caller, GetObject::new(bucket, key))).await?;
+            perf_peer::expect("bytes the GET returned", got, size)?;
+            got
+        }
+        "upload" => {
+            let (file, part_size, concurrency) =
+                (args.file.clone(), args.part_size, args.concurrency);
+            let stored = unblock(move || {
+                caller
+                    .upload(bucket, key, UploadSource::file(file))
+                    .configure(|upload| match part_size {
+                        0 => upload,
+                        _ => upload.part_size(part_size).concurrency(concurrency),
+                    })
+                    .run()
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            perf_peer::expect("bytes stored", stored.size, size)?;
+            size
+        }
+        "download" => {
+            let file = args.file.clone();
+            let got = unblock(move || {
+                caller
+                    .download(bucket, key, file.as_path())
+                    .run()
+                    .map_err(|e| e.to_string())
+            })
+            .await?;
+            perf_peer::expect("bytes the download wrote", got.size, size)?;
+            got.size
+        }
+        "small" => {
+            return perf_peer::small_objects(&args, move |op, key, payload| {
+                let (client, bucket) = (client.clone(), bucket.clone());
+                unblock(move || small_request_blocking(&client, bucket, op, key, payload))
+            })
+            .await;
+        }
+        "list" => {
+            let keys = unblock(move || {
+                let mut keys = 0usize;
+                for page in caller.list_objects_v2_pages(ListObjectsV2::new(bucket).prefix("list/"))
+                {
+                    keys += page.map_err(|e| e.to_string())?.result.contents.len();
+                }
+                Ok(keys)
+            })
+            .await?;
+            perf_peer::expect("keys listed", keys, args.count)?;
+            0
+        }
+        "tasks" => {
+            return perf_peer::tasks::run(&args, move |task, data| {
+                let (client, bucket) = (client.clone(), bucket.clone());
+                unblock(move || transfer_task_blocking(&client, bucket, task, data))
+            })
+            .await;
+        }
+        other => return Err(format!("unknown workload {other}")),
+    };
+    Ok(watch.moved(moved))
+}
+
+/// Runs `work` on a plain thread of the blocking pool.
+async fn unblock<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| e.to_string())?
+}
+
+/// [`small_request`] through the blocking client.
+fn small_request_blocking(
+    client: &s3_wire_tokio::blocking::Client,
+    bucket: BucketName,
+    op: SmallOp,
+    key: String,
+    payload: bytes::Bytes,
+) -> Result<(), String> {
+    let key = ObjectKey::new(key).map_err(|e| e.to_string())?;
+    let error = |e: s3_wire_tokio::Error| e.to_string();
+    match op {
+        SmallOp::Put => drop(
+            client
+                .put_object(PutObject::new(bucket, key), payload)
+                .map_err(error)?,
+        ),
+        SmallOp::Get => {
+            let got = client
+                .get_object(GetObject::new(bucket, key))
+                .map_err(error)?
+                .body
+                .bytes()
+                .map_err(error)?;
+            perf_peer::expect("bytes a small GET returned", got.len(), payload.len())?;
+        }
+        SmallOp::Head => drop(
+            client
+                .head_object(HeadObject::new(bucket, key))
+                .map_err(error)?,
+        ),
+    }
+    Ok(())
+}
+
+/// [`transfer_task`] through the blocking client.
+fn transfer_task_blocking(
+    client: &s3_wire_tokio::blocking::Client,
+    bucket: BucketName,
+    task: Task,
+    data: TaskData,
+) -> Result<u64, String> {
+    let key = ObjectKey::new(task.key).map_err(|e| e.to_string())?;
+    let error = |e: s3_wire_tokio::Error| e.to_string();
+    match task.action {
+        Action::Upload => Ok(client
+            .upload(bucket, key, task_source(data))
+            .run()
+            .map_err(error)?
+            .size),
+        Action::Download => Ok(client
+            .download(bucket, key, task_destination(data))
+            .run()
+            .map_err(error)?
+            .size),
+    }
 }
 
 /// Sends `request` with the blocking client and reads its body as `std::io::Read` into a
@@ -256,29 +393,36 @@ async fn transfer_task(
     data: TaskData,
 ) -> Result<u64, String> {
     let key = ObjectKey::new(task.key).map_err(|e| e.to_string())?;
-    match (task.action, data) {
-        (Action::Upload, data) => {
-            let source = match data {
-                TaskData::File(path) => UploadSource::file(path),
-                TaskData::Memory(bytes) => UploadSource::bytes(bytes),
-            };
+    match task.action {
+        Action::Upload => {
             let stored = client
-                .upload(bucket, key, source)
+                .upload(bucket, key, task_source(data))
                 .await
                 .map_err(|e| e.to_string())?;
             Ok(stored.size)
         }
-        (Action::Download, data) => {
-            let destination = match data {
-                TaskData::File(path) => Destination::file(path),
-                TaskData::Memory(_) => Destination::writer(tokio::io::sink()),
-            };
-            client
-                .download(bucket, key, destination)
-                .await
-                .map(|got| got.size)
-                .map_err(|e| e.to_string())
-        }
+        Action::Download => client
+            .download(bucket, key, task_destination(data))
+            .await
+            .map(|got| got.size)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// What an upload task reads: the file, or the bytes.
+fn task_source(data: TaskData) -> UploadSource {
+    match data {
+        TaskData::File(path) => UploadSource::file(path),
+        TaskData::Memory(bytes) => UploadSource::bytes(bytes),
+    }
+}
+
+/// Where a download task writes: the file, or, when its bytes stay in memory, a writer
+/// that drops them (`tokio::io::sink`).
+fn task_destination(data: TaskData) -> Destination {
+    match data {
+        TaskData::File(path) => Destination::file(path),
+        TaskData::Memory(_) => Destination::writer(tokio::io::sink()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The clients a run compares, each run as a peer process (see the `perf-peer` crate):
-//! s3-wire (this binary's `child`; `s3-wire-task`, `s3-wire-collect` and `s3-wire-blocking`
-//! read a GET the other ways a program calls it, [`Calling`]), the Rust peers under `comparisons/perf-peers/<name>/`
+//! s3-wire (this binary's `child`; `s3-wire-task` and `s3-wire-collect` read a GET the other
+//! ways a program calls it, and `s3-wire-blocking` runs every workload through
+//! `s3_wire::blocking`, [`Calling`]), the Rust peers under `comparisons/perf-peers/<name>/`
 //! (each its own workspace and lockfile, built on first use), the Python peers there
 //! (`peer.py` in a venv the harness makes from the directory's pinned `requirements.txt`:
 //! boto3, boto3-crt, obstore, s3fs, and s3wire-python, whose venv also gets this
