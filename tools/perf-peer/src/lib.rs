@@ -278,7 +278,13 @@ impl Stopwatch {
 
     /// The operation ended having moved `bytes`.
     pub fn moved(self, bytes: u64) -> Outcome {
-        let (wall_s, op_cpu_s) = self.elapsed();
+        let elapsed = self.elapsed();
+        self.moved_in(elapsed, bytes)
+    }
+
+    /// The operation took `(wall, CPU)` seconds, read earlier ([`on_threads`]), and moved
+    /// `bytes`.
+    pub fn moved_in(self, (wall_s, op_cpu_s): (f64, f64), bytes: u64) -> Outcome {
         Outcome::Moved {
             wall_s,
             bytes,
@@ -348,33 +354,109 @@ where
                 (next.clone(), request.clone(), payload.clone(), args.count);
             tasks.spawn(async move {
                 let mut latencies = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= count {
-                        return Ok::<_, String>(latencies);
-                    }
+                while let Some(i) = next_small(&next, count) {
                     let t = Instant::now();
                     request(op, small_key(i), payload.clone()).await?;
                     latencies.push(t.elapsed().as_secs_f64());
                 }
+                Ok::<_, String>(latencies)
             });
         }
         let mut latencies = Vec::new();
         while let Some(done) = tasks.join_next().await {
             latencies.extend(done.map_err(|e| e.to_string())??);
         }
+        phases.push(Phase::new(op, args, latencies, watch.elapsed()));
+    }
+    Ok(Outcome::Phases { base_kib, phases })
+}
+
+/// [`small_objects`] for a blocking client: `request` called from plain threads, one per
+/// request in flight.
+pub fn small_objects_on_threads(
+    args: &Args,
+    request: impl Fn(SmallOp, String, Bytes) -> Result<(), String> + Sync,
+) -> Result<Outcome, String> {
+    let payload = Bytes::from(vec![0x33u8; args.size as usize]);
+    let base_kib = procfs::self_usage().rss_kib;
+    let mut phases = Vec::new();
+    for op in [SmallOp::Put, SmallOp::Get, SmallOp::Head] {
+        let next = AtomicUsize::new(0);
+        let watch = Stopwatch::start();
+        let (done, elapsed) = on_threads(args.concurrency.max(1), &watch, || {
+            let mut latencies = Vec::new();
+            while let Some(i) = next_small(&next, args.count) {
+                let t = Instant::now();
+                request(op, small_key(i), payload.clone())?;
+                latencies.push(t.elapsed().as_secs_f64());
+            }
+            Ok(latencies)
+        });
+        let mut latencies = Vec::new();
+        for worker in done {
+            latencies.extend(worker?);
+        }
+        phases.push(Phase::new(op, args, latencies, elapsed));
+    }
+    Ok(Outcome::Phases { base_kib, phases })
+}
+
+/// The index of the next small object to send, while any are left.
+fn next_small(next: &AtomicUsize, count: usize) -> Option<usize> {
+    Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < count)
+}
+
+impl Phase {
+    fn new(
+        op: SmallOp,
+        args: &Args,
+        mut latencies: Vec<f64>,
+        (wall_s, op_cpu_s): (f64, f64),
+    ) -> Self {
         latencies.sort_by(f64::total_cmp);
-        let (wall_s, op_cpu_s) = watch.elapsed();
-        phases.push(Phase {
+        Phase {
             op,
             ops: args.count,
             wall_s,
             latencies,
             bytes: args.size * args.count as u64,
             op_cpu_s,
-        });
+        }
     }
-    Ok(Outcome::Phases { base_kib, phases })
+}
+
+/// Runs `work` on `threads` plain threads and returns each one's result, with `watch`'s
+/// `(wall, CPU)` seconds read once every thread has finished but before any exits: an
+/// exited thread takes its CPU time out of the threads' schedstat sum.
+pub fn on_threads<T: Send>(
+    threads: usize,
+    watch: &Stopwatch,
+    work: impl Fn() -> Result<T, String> + Sync,
+) -> (Vec<Result<T, String>>, (f64, f64)) {
+    let finished = std::sync::Barrier::new(threads + 1);
+    let measured = std::sync::Barrier::new(threads + 1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    // A panic too must reach the barriers, or the others wait forever.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&work))
+                        .unwrap_or_else(|_| Err("a worker thread panicked".into()));
+                    finished.wait();
+                    measured.wait();
+                    result
+                })
+            })
+            .collect();
+        finished.wait();
+        let elapsed = watch.elapsed();
+        measured.wait();
+        let results = workers
+            .into_iter()
+            .map(|worker| worker.join().expect("a worker's panic is caught"))
+            .collect();
+        (results, elapsed)
+    })
 }
 
 /// The `p`-th percentile (0–100) of `sorted` by the nearest-rank method.

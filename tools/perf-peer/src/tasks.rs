@@ -163,6 +163,74 @@ pub enum TaskData {
     Memory(Bytes),
 }
 
+/// A workload file made ready to run: its tasks, where each one's bytes come from or go
+/// (the memory buffer and the download directories made), the bytes a run moves and the
+/// tasks at once.
+struct Prepared {
+    tasks: Vec<Task>,
+    data_of: Box<dyn Fn(&Task) -> TaskData + Send + Sync>,
+    bytes: u64,
+    concurrency: usize,
+}
+
+impl Prepared {
+    /// `args.workload_file` made ready, or the reason the peers cannot run it.
+    fn new(args: &Args) -> Result<Result<Prepared, Outcome>, String> {
+        let set = TaskSet::read(&args.workload_file)?;
+        if let Some(checksum) = &set.checksum {
+            return Ok(Err(Outcome::Unsupported(format!(
+                "checksum {checksum}: the peers send their client's default checksum only"
+            ))));
+        }
+        let largest_upload = set
+            .tasks
+            .iter()
+            .filter(|t| t.action == Action::Upload)
+            .map(|t| t.size)
+            .max()
+            .unwrap_or(0);
+        let memory = if set.files_on_disk {
+            Bytes::new()
+        } else {
+            Bytes::from(vec![0x5a; largest_upload as usize])
+        };
+        if set.files_on_disk {
+            for task in set.tasks.iter().filter(|t| t.action == Action::Download) {
+                if let Some(dir) = args.file.join(&task.key).parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+            }
+        }
+        let dir = args.file.clone();
+        let on_disk = set.files_on_disk;
+        let data_of = move |task: &Task| {
+            if on_disk {
+                TaskData::File(dir.join(&task.key))
+            } else if task.action == Action::Upload {
+                TaskData::Memory(memory.slice(..task.size as usize))
+            } else {
+                TaskData::Memory(Bytes::new())
+            }
+        };
+        let concurrency = match args.concurrency {
+            0 => CONCURRENCY,
+            given => given,
+        };
+        Ok(Ok(Prepared {
+            bytes: set.bytes(),
+            concurrency: concurrency.min(set.tasks.len()),
+            tasks: set.tasks,
+            data_of: Box::new(data_of),
+        }))
+    }
+
+    /// Checks what one task moved.
+    fn check(task: &Task, moved: Result<u64, String>) -> Result<(), String> {
+        let moved = moved.map_err(|e| format!("{:?} {}: {e}", task.action, task.key))?;
+        crate::expect(&format!("bytes of {}", task.key), moved, task.size)
+    }
+}
+
 /// Runs `args.workload_file` through `transfer(task, data)`, which moves one task's
 /// bytes and returns how many it moved (the run fails unless that is the task's size).
 /// The memory buffer and the download directories are made before the clock starts.
@@ -171,78 +239,51 @@ where
     F: Fn(Task, TaskData) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<u64, String>> + Send + 'static,
 {
-    let set = TaskSet::read(&args.workload_file)?;
-    if let Some(checksum) = &set.checksum {
-        return Ok(Outcome::Unsupported(format!(
-            "checksum {checksum}: the peers send their client's default checksum only"
-        )));
-    }
-    let largest_upload = set
-        .tasks
-        .iter()
-        .filter(|t| t.action == Action::Upload)
-        .map(|t| t.size)
-        .max()
-        .unwrap_or(0);
-    let memory = if set.files_on_disk {
-        Bytes::new()
-    } else {
-        Bytes::from(vec![0x5a; largest_upload as usize])
+    let prepared = match Prepared::new(args)? {
+        Ok(prepared) => Arc::new(prepared),
+        Err(unsupported) => return Ok(unsupported),
     };
-    if set.files_on_disk {
-        for task in set.tasks.iter().filter(|t| t.action == Action::Download) {
-            if let Some(dir) = args.file.join(&task.key).parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            }
-        }
-    }
-    let data_of = {
-        let dir = args.file.clone();
-        let on_disk = set.files_on_disk;
-        move |task: &Task| {
-            if on_disk {
-                TaskData::File(dir.join(&task.key))
-            } else if task.action == Action::Upload {
-                TaskData::Memory(memory.slice(..task.size as usize))
-            } else {
-                TaskData::Memory(Bytes::new())
-            }
-        }
-    };
-    let bytes = set.bytes();
-    let tasks = Arc::new(set.tasks);
     let transfer = Arc::new(transfer);
-    let data_of = Arc::new(data_of);
     let next = Arc::new(AtomicUsize::new(0));
     let watch = Stopwatch::start();
     let mut workers = tokio::task::JoinSet::new();
-    let concurrency = match args.concurrency {
-        0 => CONCURRENCY,
-        given => given,
-    };
-    for _ in 0..concurrency.min(tasks.len()) {
-        let (tasks, transfer, data_of, next) = (
-            tasks.clone(),
-            transfer.clone(),
-            data_of.clone(),
-            next.clone(),
-        );
+    for _ in 0..prepared.concurrency {
+        let (prepared, transfer, next) = (prepared.clone(), transfer.clone(), next.clone());
         workers.spawn(async move {
-            loop {
-                let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    return Ok::<_, String>(());
-                };
-                let moved = transfer(task.clone(), data_of(task))
-                    .await
-                    .map_err(|e| format!("{:?} {}: {e}", task.action, task.key))?;
-                crate::expect(&format!("bytes of {}", task.key), moved, task.size)?;
+            while let Some(task) = prepared.tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let moved = transfer(task.clone(), (prepared.data_of)(task)).await;
+                Prepared::check(task, moved)?;
             }
+            Ok::<_, String>(())
         });
     }
     while let Some(done) = workers.join_next().await {
         done.map_err(|e| e.to_string())??;
     }
-    Ok(watch.moved(bytes))
+    Ok(watch.moved(prepared.bytes))
+}
+
+/// [`run`] for a blocking client: `transfer` called from plain threads, one per task in
+/// flight, as a program with no async runtime runs tasks side by side.
+pub fn run_on_threads(
+    args: &Args,
+    transfer: impl Fn(Task, TaskData) -> Result<u64, String> + Sync,
+) -> Result<Outcome, String> {
+    let prepared = match Prepared::new(args)? {
+        Ok(prepared) => prepared,
+        Err(unsupported) => return Ok(unsupported),
+    };
+    let next = AtomicUsize::new(0);
+    let watch = Stopwatch::start();
+    let (done, elapsed) = crate::on_threads(prepared.concurrency, &watch, || {
+        while let Some(task) = prepared.tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let moved = transfer(task.clone(), (prepared.data_of)(task));
+            Prepared::check(task, moved)?;
+        }
+        Ok(())
+    });
+    done.into_iter().collect::<Result<Vec<()>, String>>()?;
+    Ok(watch.moved_in(elapsed, prepared.bytes))
 }
 
 #[cfg(test)]

@@ -185,8 +185,9 @@ async fn get(
 }
 
 /// Every workload through `s3_wire::blocking`, called as a program with no runtime calls
-/// it: from plain threads, one per request or transfer in flight (the harness runtime's
-/// blocking pool, which keeps its threads, and their CPU time, until the figures are read).
+/// it: from plain threads, one per request or transfer in flight (perf-peer's
+/// `*_on_threads`; a single operation on a thread of the harness runtime's blocking pool,
+/// which keeps it, and its CPU time, until the figures are read).
 async fn blocking_workload(args: Args) -> Result<Outcome, String> {
     use s3_wire_tokio::blocking;
     if args.kind == "construct" {
@@ -254,9 +255,10 @@ async fn blocking_workload(args: Args) -> Result<Outcome, String> {
             got.size
         }
         "small" => {
-            return perf_peer::small_objects(&args, move |op, key, payload| {
-                let (client, bucket) = (client.clone(), bucket.clone());
-                unblock(move || small_request_blocking(&client, bucket, op, key, payload))
+            return unblock(move || {
+                perf_peer::small_objects_on_threads(&args, |op, key, payload| {
+                    small_request_blocking(&caller, bucket.clone(), op, key, payload)
+                })
             })
             .await;
         }
@@ -274,9 +276,10 @@ async fn blocking_workload(args: Args) -> Result<Outcome, String> {
             0
         }
         "tasks" => {
-            return perf_peer::tasks::run(&args, move |task, data| {
-                let (client, bucket) = (client.clone(), bucket.clone());
-                unblock(move || transfer_task_blocking(&client, bucket, task, data))
+            return unblock(move || {
+                perf_peer::tasks::run_on_threads(&args, |task, data| {
+                    transfer_task_blocking(&caller, bucket.clone(), task, data)
+                })
             })
             .await;
         }
