@@ -1,12 +1,12 @@
 //! A blocking client over the async one, for programs that are not async (feature
 //! `blocking`).
 //!
-//! [`Client`] owns a multi-thread Tokio runtime of its own (as `reqwest::blocking` does) and
-//! runs every call on it as a task, handing the caller only the result: each operation
-//! (the named methods and [`Client::send`] for any of them), the managed transfers with
-//! their progress and cancellation ([`Transfer`], [`Handle`]), listings as iterators
-//! ([`Pages`]) and object bodies as [`std::io::Read`] ([`ObjectBody`]), read ahead by a
-//! task and handed over in batches.
+//! [`Client`] owns a multi-thread Tokio runtime of its own (as `reqwest::blocking` does),
+//! which drives every call's I/O: each operation (the named methods and [`Client::send`]
+//! for any of them, polled on the calling thread), the managed transfers with their
+//! progress and cancellation ([`Transfer`], [`Handle`]: tasks on the runtime), listings as
+//! iterators ([`Pages`]) and object bodies as [`std::io::Read`] ([`ObjectBody`]), read
+//! ahead by a task and handed over in batches.
 //!
 //! ```no_run
 //! use std::io::Read;
@@ -120,13 +120,14 @@ impl Client {
         &self.client
     }
 
-    /// Runs `future` as a task on the client's runtime and blocks until it ends: any async
-    /// work of the async client, done from blocking code.
+    /// Runs `future` on this thread, the client's runtime driving its I/O and timers, and
+    /// blocks until it ends: any async work of the async client, done from blocking code
+    /// (to run it as a task that can be cancelled, see [`Client::spawn`]).
     ///
     /// # Panics
     ///
     /// When called from inside a Tokio runtime (see the [module docs](self)), and with the
-    /// task's panic if it panics.
+    /// future's panic if it panics.
     pub fn block_on<F>(&self, future: F) -> F::Output
     where
         F: Future + Send + 'static,
@@ -368,24 +369,18 @@ crate::ops::buffered_operations_list!(blocking_operations);
 struct Runtime(Option<tokio::runtime::Runtime>);
 
 impl Runtime {
-    /// Runs `future` as a task and blocks until it ends (the caller is woken once, with
-    /// the result).
+    /// Runs `future` on the calling thread, the runtime driving its I/O and timers, and
+    /// blocks until it ends. An operation's future mostly waits for its connection's task:
+    /// polled here, it saves the two thread switches of a task of its own (started on a
+    /// worker, its end waking this thread), which small requests from many threads paid
+    /// for (measurements/perf-2026-12-07-blocking.md). A body is read ahead by a task all
+    /// the same ([`ObjectBody`]).
     ///
     /// # Panics
     ///
-    /// Inside a Tokio runtime, and with the task's panic if it panics.
-    fn run<F>(&self, future: F) -> F::Output
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let runtime = self.get();
-        match runtime.block_on(runtime.spawn(future)) {
-            Ok(output) => output,
-            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
-            // Only a runtime shutting down cancels the task, and it lives as long as `self`.
-            Err(join) => unreachable!("a blocking client's task was cancelled: {join}"),
-        }
+    /// Inside a Tokio runtime, and with the future's panic if it panics.
+    fn run<F: Future>(&self, future: F) -> F::Output {
+        self.get().block_on(future)
     }
 
     /// The runtime, for a caller that is about to block on it.
