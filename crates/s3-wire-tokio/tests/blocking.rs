@@ -383,11 +383,7 @@ fn a_call_inside_a_runtime_panics_saying_what_to_use() {
         }))
         .expect_err("a blocking call inside a runtime")
     });
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|message| message.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
+    let message = panic_message(&*panic);
     assert!(message.contains("inside a Tokio runtime"), "{message}");
     assert!(
         message.contains("use the async s3_wire::Client"),
@@ -416,11 +412,7 @@ fn a_call_inside_a_runtime_panics_saying_what_to_use() {
     let panic = worker
         .expect_err("a blocking call on a worker")
         .into_panic();
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|message| message.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
+    let message = panic_message(&*panic);
     assert!(message.contains("inside a Tokio runtime"), "{message}");
     // Dropped inside a runtime, the client's own runtime shuts down without panicking.
     runtime.block_on(async move { drop(client) });
@@ -546,6 +538,15 @@ fn chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The text a panic was raised with.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|message| message.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// A `Write` whose bytes the test reads afterwards, and that remembers a flush.
