@@ -66,8 +66,32 @@ pub(crate) fn to_py(py: Python<'_>, error: Error, not_found_class: &'static str)
     if matches!(error.kind(), ErrorKind::Io) && error_is_not_found(&error) {
         return PyFileNotFoundError::new_err(message(&error));
     }
-    let text = message(&error);
-    let hint = error.hint();
+    let details = Details {
+        code,
+        status,
+        request_id,
+        hint: error.hint(),
+    };
+    exception(py, class, message(&error), details)
+}
+
+/// What an exception carries besides its message.
+#[derive(Default)]
+struct Details {
+    code: Option<String>,
+    status: Option<u16>,
+    request_id: Option<String>,
+    hint: Option<&'static str>,
+}
+
+/// An instance of the `s3wire.exceptions` class `class`.
+fn exception(py: Python<'_>, class: &str, text: String, details: Details) -> PyErr {
+    let Details {
+        code,
+        status,
+        request_id,
+        hint,
+    } = details;
     let made = py
         .import("s3wire.exceptions")
         .and_then(|module| module.getattr(class))
@@ -93,14 +117,7 @@ fn error_is_not_found(error: &Error) -> bool {
 /// An `S3WireError` with `text` alone (no code, status or request id): a failure on this
 /// side of the wire.
 pub(crate) fn local(py: Python<'_>, text: String) -> PyErr {
-    let made = py
-        .import("s3wire.exceptions")
-        .and_then(|module| module.getattr("S3WireError"))
-        .and_then(|class| class.call1((text.clone(),)));
-    match made {
-        Ok(instance) => PyErr::from_value(instance),
-        Err(_) => pyo3::exceptions::PyRuntimeError::new_err(text),
-    }
+    exception(py, "S3WireError", text, Details::default())
 }
 
 /// A `ValueError` naming the argument it is about.

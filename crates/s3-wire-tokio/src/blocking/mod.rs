@@ -373,7 +373,7 @@ impl Runtime {
     /// blocks until it ends. An operation's future mostly waits for its connection's task:
     /// polled here, it saves the two thread switches of a task of its own (started on a
     /// worker, its end waking this thread), which small requests from many threads paid
-    /// for (measurements/perf-2026-12-07-blocking.md). A body is read ahead by a task all
+    /// for (measurements/perf-2026-12-07-python-blocking.md). A body is read ahead by a task all
     /// the same ([`ObjectBody`]).
     ///
     /// # Panics

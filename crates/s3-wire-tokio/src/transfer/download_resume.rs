@@ -302,9 +302,10 @@ fn journal_error(path: &Path, why: impl std::fmt::Display) -> Error {
 
 /// Syncs a download's temporary file in the background as ranges are written, one sync at
 /// a time with the latest ranges, so that the data reaches the disk while the rest arrives
-/// and the final sync before the rename finds little left to write (of a 1 GiB download
-/// to ext4, the whole of it waited for at the end cost half a second). For a resumable
-/// file it then rewrites the journal with the ranges that sync covered.
+/// and the final sync before the rename finds little left to write (waited for whole at
+/// the end, it held the Python package's 1 GiB download at 0.71× Rust's, which synced as
+/// it went for its journal: measurements/perf-2026-12-07-python.md). For a resumable file
+/// it then rewrites the journal with the ranges that sync covered.
 pub(crate) struct WriteBehind {
     done: watch::Sender<Vec<Range<u64>>>,
     task: JoinHandle<Result<(), Error>>,
