@@ -163,7 +163,9 @@ def test_ctrl_c_aborts_an_upload_and_removes_a_partial_download(moto_options, bo
     try:
         source = tmp_path / "big"
         source.write_bytes(data(40 * MiB, seed=6))
-        config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=2)
+        # One part at a time: after the first one, seven are left to outlast the signal's
+        # way to the waiting thread (a transfer that ends first returns its result).
+        config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=1)
         increments = []
         with pytest.raises(KeyboardInterrupt):
             client.upload_file(str(source), bucket, "big", Callback=_interrupt_after_first(increments), Config=config)
