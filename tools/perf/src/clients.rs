@@ -51,7 +51,12 @@ pub fn is_s3_wire(client: &str) -> bool {
 
 /// `comparisons/perf-peers/` of the source tree this harness was built from.
 fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../comparisons/perf-peers")
+    repository().join("comparisons/perf-peers")
+}
+
+/// This repository's root.
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// What `make` returned for `name` the first time this run asked (a peer's build or venv
@@ -105,9 +110,7 @@ fn python_peer(name: &str) -> Result<PathBuf, String> {
         let requirements = peers_dir().join(name).join("requirements.txt");
         let python = venv::python(name, venv::Install::Requirements(&requirements))?;
         if let Some((_, dir)) = LOCAL_PACKAGES.iter().find(|(peer, _)| *peer == name) {
-            let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../..")
-                .join(dir);
+            let source = repository().join(dir);
             venv::install_maturin_package(name, &python, &source)?;
         }
         Ok(python)
@@ -261,9 +264,7 @@ mod tests {
             }
         }
         for (peer, dir) in LOCAL_PACKAGES {
-            let project = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../..")
-                .join(dir);
+            let project = repository().join(dir);
             assert!(project.join("pyproject.toml").is_file(), "{peer}: {dir}");
         }
     }

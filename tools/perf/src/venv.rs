@@ -36,15 +36,7 @@ pub fn python(name: &str, install: Install<'_>) -> Result<PathBuf, String> {
         &format!("{interpreter} -m venv (set S3W_PYTHON to another Python 3 interpreter)"),
     )?;
     succeed(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(&pip_args),
+        pip_install(&python).args(&pip_args),
         &format!("pip install {} (from PyPI)", pip_args.join(" ")),
     )?;
     std::fs::write(venv.join("s3w-complete"), b"").map_err(|e| e.to_string())?;
@@ -80,18 +72,24 @@ pub fn install_maturin_package(peer: &str, python: &Path, source: &Path) -> Resu
         .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
         .ok_or_else(|| format!("no wheel in {}", wheels.display()))?;
     succeed(
-        Command::new(python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
+        pip_install(python)
             .args(["--force-reinstall", "--no-deps"])
             .arg(&wheel),
         &format!("pip install {}", wheel.display()),
     )
+}
+
+/// `pip install` of `python`'s venv, quiet; what to install is added by the caller.
+fn pip_install(python: &Path) -> Command {
+    let mut pip = Command::new(python);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ]);
+    pip
 }
 
 /// The harness's target directory (where its venvs and the peers' builds live).
