@@ -328,20 +328,20 @@ impl WriteBehind {
             while changes.changed().await.is_ok() {
                 let done = changes.borrow_and_update().clone();
                 let file = file.clone();
-                // The journal never names bytes a crash could still lose.
                 let synced = tokio::task::spawn_blocking(move || file.sync_data()).await;
-                let Some(path) = &journal else {
-                    // Without a journal a failed sync only ends the write-behind: the
-                    // final sync reports it.
-                    if !matches!(synced, Ok(Ok(()))) {
-                        return Ok(());
+                match (&journal, synced) {
+                    // The journal never names bytes a crash could still lose.
+                    (Some(path), synced) => {
+                        synced.map_err(|e| journal_error(path, e))?.map_err(|e| {
+                            journal_error(path, format!("syncing the part file: {e}"))
+                        })?;
+                        journal::write(path.clone(), object.text(&done)).await?;
                     }
-                    continue;
-                };
-                synced
-                    .map_err(|e| journal_error(path, e))?
-                    .map_err(|e| journal_error(path, format!("syncing the part file: {e}")))?;
-                journal::write(path.clone(), object.text(&done)).await?;
+                    (None, Ok(Ok(()))) => {}
+                    // Without a journal a failed sync only ends the write-behind: the final
+                    // sync before the rename reports it.
+                    (None, _) => return Ok(()),
+                }
             }
             Ok(())
         });
