@@ -155,6 +155,17 @@ def _interrupt_after_first(increments):
     return callback
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raising KeyboardInterrupt, whatever this process inherited: Python installs
+    that handler only when SIGINT had its default action at start, and a process started
+    in the background by a shell (`cmd &`) starts with SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_aborts_an_upload_and_removes_a_partial_download(moto_options, boto3_moto, tmp_path):
     from conftest import empty_and_delete, make_bucket
 
@@ -163,9 +174,7 @@ def test_ctrl_c_aborts_an_upload_and_removes_a_partial_download(moto_options, bo
     try:
         source = tmp_path / "big"
         source.write_bytes(data(40 * MiB, seed=6))
-        # One part at a time: after the first one, seven are left to outlast the signal's
-        # way to the waiting thread (a transfer that ends first returns its result).
-        config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=1)
+        config = s3wire.TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB, max_concurrency=2)
         increments = []
         with pytest.raises(KeyboardInterrupt):
             client.upload_file(str(source), bucket, "big", Callback=_interrupt_after_first(increments), Config=config)
