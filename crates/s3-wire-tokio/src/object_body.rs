@@ -218,8 +218,8 @@ impl ObjectBody {
     }
 
     /// Reads the whole body into memory. Called outside every task of a multi-thread
-    /// runtime (from `block_on`, the body of `#[tokio::main]`), the reading runs as a task
-    /// that hands over only the result.
+    /// runtime (from `block_on`, the body of `#[tokio::main]`), a body not all received yet
+    /// is read by a task that hands over only the result.
     pub async fn collect(self) -> Result<Bytes, Error> {
         task_hop::in_task(self.collect_limited(u64::MAX)).await
     }

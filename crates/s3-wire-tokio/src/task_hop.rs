@@ -5,7 +5,8 @@
 //! connection's task on a worker to that thread, and the runtime's threads woken as data
 //! arrives: about twice the CPU of the same loop in a task (`docs/performance.md`, single
 //! GET). The loops that consume a whole body (collect it, write it to a file) therefore run
-//! as a task there, and hand over only their result; a body consumed by the caller itself
+//! as a task there once the body is not all there at their first poll, and hand over only
+//! their result; a body consumed by the caller itself
 //! (into a writer of its own, or a blocking `Read`) is read ahead by a task that hands it
 //! over in batches ([`ReadAhead`]).
 
@@ -30,7 +31,9 @@ pub(crate) fn outside_task_on_multi_thread() -> bool {
 
 /// `work` awaited as a task of the current runtime when the caller is outside every task of
 /// a multi-thread runtime, or in place otherwise (already in a task, or on a current-thread
-/// runtime, where no chunk changes threads).
+/// runtime, where no chunk changes threads). Outside a task it is first polled once in
+/// place: a body that arrived whole with its headers (a small object) ends there, with no
+/// task to start and no thread to wake for its result.
 pub(crate) async fn in_task<T, F>(work: F) -> Result<T, Error>
 where
     F: Future<Output = Result<T, Error>> + Send + 'static,
@@ -38,6 +41,12 @@ where
 {
     if !outside_task_on_multi_thread() {
         return work.await;
+    }
+    let mut work = Box::pin(work);
+    if let Poll::Ready(result) =
+        std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await
+    {
+        return result;
     }
     match tokio::spawn(work).await {
         Ok(result) => result,
@@ -168,5 +177,49 @@ where
             let _ = sender.send(last).await;
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn multi_thread() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn work_ready_at_its_first_poll_ends_in_place_and_other_work_in_a_task() {
+        let runtime = multi_thread();
+        let ready = runtime.block_on(in_task(async { Ok(tokio::task::try_id()) }));
+        assert_eq!(ready.unwrap(), None, "ready at once: no task started");
+        let waiting = runtime.block_on(in_task(async {
+            tokio::task::yield_now().await;
+            Ok(tokio::task::try_id())
+        }));
+        assert!(
+            waiting.unwrap().is_some(),
+            "still waiting: finished as a task"
+        );
+    }
+
+    #[test]
+    fn inside_a_task_work_runs_in_that_task() {
+        let runtime = multi_thread();
+        let (outer, inner) = runtime
+            .block_on(runtime.spawn(async {
+                let inner = in_task(async {
+                    tokio::task::yield_now().await;
+                    Ok(tokio::task::try_id())
+                })
+                .await
+                .unwrap();
+                (tokio::task::id(), inner)
+            }))
+            .unwrap();
+        assert_eq!(inner, Some(outer));
     }
 }
