@@ -124,7 +124,10 @@ class Client:
 
     ``max_attempts`` is the number of tries of a request (retries included),
     ``max_memory`` the bytes all managed transfers of the client hold at once,
-    ``allow_http`` permits a plain-HTTP endpoint that is not a loopback address."""
+    ``allow_http`` permits a plain-HTTP endpoint that is not a loopback address,
+    ``sync_files=False`` ends a download to a file once its bytes are in the page cache,
+    without syncing it to storage (faster for many small files; a crash of the machine
+    soon after may lose it)."""
 
     def __init__(
         self,
@@ -141,6 +144,7 @@ class Client:
         max_attempts: Optional[int] = None,
         max_memory: Optional[int] = None,
         allow_http: bool = False,
+        sync_files: bool = True,
     ) -> None: ...
     def get(
         self,
@@ -249,6 +253,7 @@ class AsyncClient:
         max_attempts: Optional[int] = None,
         max_memory: Optional[int] = None,
         allow_http: bool = False,
+        sync_files: bool = True,
     ) -> None: ...
     async def get(
         self,

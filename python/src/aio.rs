@@ -50,7 +50,7 @@ impl AsyncClient {
         endpoint_url=None, region_name=None, aws_access_key_id=None,
         aws_secret_access_key=None, aws_session_token=None, *, anonymous=false,
         requester_pays=false, ca_bundle=None, proxy=None, max_attempts=None, max_memory=None,
-        allow_http=false,
+        allow_http=false, sync_files=true,
     ))]
     fn new(
         py: Python<'_>,
@@ -66,6 +66,7 @@ impl AsyncClient {
         max_attempts: Option<u32>,
         max_memory: Option<u64>,
         allow_http: bool,
+        sync_files: bool,
     ) -> PyResult<Self> {
         let builder = crate::builder(
             endpoint_url,
@@ -80,6 +81,7 @@ impl AsyncClient {
             max_attempts,
             max_memory,
             allow_http,
+            sync_files,
         )?;
         let client = builder
             .build()

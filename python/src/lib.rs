@@ -54,6 +54,7 @@ fn builder(
     max_attempts: Option<u32>,
     max_memory: Option<u64>,
     allow_http: bool,
+    sync_files: bool,
 ) -> PyResult<ClientBuilder> {
     let mut builder = ClientBuilder::from_env();
     if let Some(endpoint) = endpoint_url {
@@ -109,6 +110,11 @@ fn builder(
     }
     if allow_http {
         builder = builder.allow_http(true);
+    }
+    if !sync_files {
+        let mut options = s3_wire_tokio::TransferOptions::default();
+        options.sync_files = false;
+        builder = builder.transfer_options(options);
     }
     Ok(builder)
 }
@@ -223,7 +229,7 @@ impl Client {
         endpoint_url=None, region_name=None, aws_access_key_id=None,
         aws_secret_access_key=None, aws_session_token=None, *, anonymous=false,
         requester_pays=false, ca_bundle=None, proxy=None, max_attempts=None, max_memory=None,
-        allow_http=false,
+        allow_http=false, sync_files=true,
     ))]
     fn new(
         py: Python<'_>,
@@ -239,6 +245,7 @@ impl Client {
         max_attempts: Option<u32>,
         max_memory: Option<u64>,
         allow_http: bool,
+        sync_files: bool,
     ) -> PyResult<Self> {
         let client = builder(
             endpoint_url,
@@ -253,6 +260,7 @@ impl Client {
             max_attempts,
             max_memory,
             allow_http,
+            sync_files,
         )?
         .build()
         .and_then(blocking::Client::new);
@@ -831,15 +839,15 @@ impl Client {
 }
 
 /// The settings of an s3transfer `TransferConfig` on a transfer builder of either kind.
-trait TransferOptions: Sized {
+trait TransferBuilder: Sized {
     fn part_size(self, bytes: u64) -> Self;
     fn concurrency(self, parts: usize) -> Self;
     fn single_request_limit(self, bytes: u64) -> Self;
 }
 
-macro_rules! transfer_options {
+macro_rules! transfer_builder {
     ($($builder:ty),*) => {$(
-        impl TransferOptions for $builder {
+        impl TransferBuilder for $builder {
             fn part_size(self, bytes: u64) -> Self {
                 <$builder>::part_size(self, bytes)
             }
@@ -852,12 +860,12 @@ macro_rules! transfer_options {
         }
     )*};
 }
-transfer_options!(
+transfer_builder!(
     s3_wire_tokio::transfer::UploadBuilder,
     s3_wire_tokio::transfer::DownloadBuilder
 );
 
-fn apply_settings<B: TransferOptions>(mut builder: B, settings: TransferSettings) -> B {
+fn apply_settings<B: TransferBuilder>(mut builder: B, settings: TransferSettings) -> B {
     if let Some(bytes) = settings.part_size {
         builder = builder.part_size(bytes);
     }

@@ -1,13 +1,18 @@
 """The client's options, each seen at work: a proxy (every request through it, which also
 proves the GIL is released while bytes move: the proxy is Python threads of this process),
 requester pays and anonymous requests (their headers as the proxy saw them), a CA bundle
-(TLS to a certificate of a private CA), retries (attempts counted by the server) and the
-memory budget of transfers (its high-water mark)."""
+(TLS to a certificate of a private CA), retries (attempts counted by the server), the
+memory budget of transfers (its high-water mark) and the sync of downloaded files (the
+`fsync` calls strace sees)."""
 
 import base64
 import faulthandler
 import hashlib
 import io
+import json
+import shutil
+import subprocess
+import sys
 import time
 from urllib.parse import urlsplit
 
@@ -165,6 +170,44 @@ def test_transfers_stay_within_the_memory_budget(options, bucket, tmp_path):
     assert usage["in_use"] == 0
     # Parts were held (at least one 5 MiB part), never more than the budget at once.
     assert 5 * MiB <= usage["high_water"] <= budget
+
+
+# Downloads in a process of its own, under strace: a file of one request and one of
+# parallel ranges, to the paths given.
+DOWNLOADS = """
+import json, sys
+import s3wire
+options, bucket, paths = json.loads(sys.argv[1])
+client = s3wire.Client(**options)
+config = s3wire.TransferConfig(multipart_threshold=5 << 20, multipart_chunksize=5 << 20)
+for key, path in paths.items():
+    client.download_file(bucket, key, path, Config=config)
+"""
+
+
+@pytest.mark.parametrize("sync_files", [True, False])
+def test_downloads_are_synced_unless_sync_files_is_off(options, client, bucket, tmp_path, sync_files):
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed: the fsync calls of a download cannot be seen")
+    objects = {"small": data(100_000, seed=31), "ranged": data(12 * MiB, seed=32)}
+    for key, body in objects.items():
+        client.put(bucket, key, body)
+    paths = {key: str(tmp_path / key) for key in objects}
+    trace = tmp_path / "trace"
+    arguments = json.dumps([dict(options, sync_files=sync_files), bucket, paths])
+    subprocess.run(
+        ["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", str(trace),
+         sys.executable, "-c", DOWNLOADS, arguments],
+        check=True, timeout=120,
+    )
+    for key, body in objects.items():
+        assert (tmp_path / key).read_bytes() == body
+    syncs = [line for line in trace.read_text().splitlines() if "fsync(" in line or "fdatasync(" in line]
+    if sync_files:
+        # Each file's data, then its directory after the rename: at least two per file.
+        assert len(syncs) >= 2 * len(objects), syncs
+    else:
+        assert syncs == []
 
 
 def test_extra_args_encryption_and_checksum_are_stored(server, client, bucket, tmp_path):

@@ -14,6 +14,15 @@ import perfpeer  # noqa: E402
 from perfpeer import BUCKET  # noqa: E402
 
 
+def sync_files():
+    """The harness's S3W_PERF_SYNC_FILES (`on`, the default, or `off`), as the Rust clients
+    of a run read it (tools/perf/src/servers.rs)."""
+    value = os.environ.get("S3W_PERF_SYNC_FILES", "on")
+    if value not in ("on", "off"):
+        raise SystemExit(f"S3W_PERF_SYNC_FILES={value}: expected on or off")
+    return value == "on"
+
+
 class S3wire(perfpeer.Peer):
     def __init__(self, args, pool=10):
         super().__init__(args)
@@ -23,6 +32,7 @@ class S3wire(perfpeer.Peer):
             aws_access_key_id=args.access_key,
             aws_secret_access_key=args.secret_key,
             ca_bundle=args.ca_file or None,
+            sync_files=sync_files(),
         )
 
     def put(self, key, data):

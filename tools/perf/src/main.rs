@@ -31,7 +31,8 @@
 //! `S3W_PERF_PAYLOAD_SIGNING=unsigned-with-checksum` runs s3-wire with checksummed payloads
 //! unsigned over plain HTTP (`ClientBuilder::payload_signing`; default `signed`);
 //! `S3W_PERF_SYNC_FILES=off` runs its downloads to files without syncing each file
-//! (`TransferOptions::sync_files`; default `on`).
+//! (`TransferOptions::sync_files`, the Python package's `sync_files`; default `on`), as
+//! the other clients write.
 //!
 //! Clients: `s3-wire` (this binary's `child`), `curl`, and every directory of
 //! `comparisons/perf-peers/` holding a Rust peer (`s3-wire-0.1.1`, `object_store`,

@@ -51,7 +51,8 @@ pub const PAYLOAD_SIGNING_VAR: &str = "S3W_PERF_PAYLOAD_SIGNING";
 pub const SETTINGS_VARS: [&str; 3] = [PAYLOAD_SIGNING_VAR, SYNC_FILES_VAR, REQUEST_HOOK_VAR];
 
 /// The variable that turns off s3-wire's sync of each downloaded file in a run (`off`;
-/// `TransferOptions::sync_files`, default `on`). The children inherit it.
+/// `TransferOptions::sync_files`, default `on`). The children inherit it, the Python
+/// package's peer too (its `sync_files`).
 pub const SYNC_FILES_VAR: &str = "S3W_PERF_SYNC_FILES";
 
 /// An s3-wire client of `endpoint` as every s3-wire side of a run makes it (the setup,
