@@ -142,6 +142,29 @@ class Failing(_Background):
         super().__init__(_FailingHandler)
 
 
+class _SilentHandler(socketserver.StreamRequestHandler):
+    def handle(self):
+        owner = self.server.owner
+        line, _ = _read_head(self.rfile)
+        if line is None:
+            return
+        owner.received.set()
+        # No answer: wait for the client to give up and close the connection.
+        while self.rfile.read(1):
+            pass
+        owner.closed.set()
+
+
+class Silent(_Background):
+    """Reads a request and never answers; ``received`` is set once a request came in,
+    ``closed`` once the client closed that connection."""
+
+    def __init__(self):
+        self.received = threading.Event()
+        self.closed = threading.Event()
+        super().__init__(_SilentHandler)
+
+
 def make_ca_and_server_cert(directory):
     """A throwaway CA (``ca.pem``) and a certificate it signed for localhost and 127.0.0.1
     (``server.pem``, ``server.key``) in ``directory``; their paths."""

@@ -1,16 +1,18 @@
 """Managed transfers with boto3's names and argument order: upload_file, download_file,
 upload_fileobj, download_fileobj (ExtraArgs, Callback, Config), the directories and sync;
-Ctrl-C during a transfer."""
+Ctrl-C during a transfer, and during a call the store does not answer."""
 
 import io
 import os
 import signal
 import threading
+import time
 
 import pytest
 
 import s3wire
 from conftest import data
+from servers import Silent
 
 MiB = 1024 * 1024
 
@@ -163,6 +165,25 @@ def ctrl_c_raises():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
+def test_ctrl_c_stops_a_call_the_store_does_not_answer():
+    with Silent() as silent:
+        client = s3wire.Client(
+            endpoint_url=f"http://127.0.0.1:{silent.port}",
+            region_name="us-east-1",
+            aws_access_key_id="id",
+            aws_secret_access_key="secret",
+            max_attempts=1,
+        )
+        threading.Thread(target=lambda: silent.received.wait(10) and os.kill(os.getpid(), signal.SIGINT)).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            client.head("bucket", "key")
+        assert time.monotonic() - started < 10
+        # The request was dropped, not left waiting: its connection is closed.
+        assert silent.closed.wait(10)
 
 
 @pytest.mark.usefixtures("ctrl_c_raises")
