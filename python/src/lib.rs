@@ -151,33 +151,16 @@ where
     }
 }
 
-/// Runs `work` on this thread with the GIL released, the client's runtime driving its I/O,
-/// in steps: a signal (Ctrl-C) between them drops it, which cancels it where it waits, and
-/// raises. Its error becomes the matching exception (`not_found` names the class for a
-/// bodiless 404). Polled here rather than as a task, a request's end wakes no other thread
-/// (the blocking client's operations do the same, measurements/perf-2026-12-07-python-calls.md).
+/// Runs `work` on the client's runtime, waiting as [`wait`] does; its error becomes the
+/// matching exception (`not_found` names the class for a bodiless 404).
 fn run<T: Send + 'static>(
     py: Python<'_>,
     client: &blocking::Client,
     not_found: &'static str,
     work: impl Future<Output = Result<T, Error>> + Send + 'static,
 ) -> PyResult<T> {
-    let mut work = Box::pin(work);
-    loop {
-        // The work goes into each step and comes back unfinished: `block_on` takes only
-        // what it owns.
-        let (unfinished, outcome) = py.detach(|| {
-            client.block_on(async move {
-                let outcome = tokio::time::timeout(STEP, &mut work).await.ok();
-                (work, outcome)
-            })
-        });
-        if let Some(result) = outcome {
-            return result.map_err(|error| errors::to_py(py, error, not_found));
-        }
-        work = unfinished;
-        py.check_signals()?;
-    }
+    wait(py, client.spawn(work), |_, _| Ok(()))?
+        .map_err(|error| errors::to_py(py, error, not_found))
 }
 
 /// Reports a transfer's committed bytes to a boto3-style `Callback` as increments.
