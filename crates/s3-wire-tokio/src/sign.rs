@@ -410,9 +410,9 @@ pub(crate) async fn digest_bytes(
 /// The digests computed ahead over the same bytes ([`digest_ahead`], [`digest_bytes`]).
 ///
 /// The payload's SHA-256 is ring's, which rustls links anyway: on a CPU with SHA-NI it runs
-/// as fast as sha2's, and on one without (Intel servers before Ice Lake) its AVX code takes
-/// 0.6x the instructions of sha2's portable code
-/// (measurements/engines-callgrind-2026-12-07.md).
+/// as fast as sha2's (measurements/raw/sha256-ring-sha2-2026-12-07.txt), and on one without
+/// (Intel servers before Ice Lake) its AVX code takes 0.6x the instructions of sha2's
+/// portable code (measurements/engines-callgrind-2026-12-07.md).
 pub(crate) struct Digests {
     sha256: Option<ring::digest::Context>,
     checksum: Option<s3_ops::Checksummer>,
