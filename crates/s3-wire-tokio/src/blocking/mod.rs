@@ -128,11 +128,7 @@ impl Client {
     ///
     /// When called from inside a Tokio runtime (see the [module docs](self)), and with the
     /// future's panic if it panics.
-    pub fn block_on<F>(&self, future: F) -> F::Output
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.runtime.run(future)
     }
 
@@ -155,20 +151,14 @@ impl Client {
 
     /// Runs any operation whose response is decoded in memory (see
     /// [`crate::Client::send`]).
-    pub fn send<O>(&self, operation: O) -> Result<O::Output, Error>
-    where
-        O: Operation + Send + Sync + 'static,
-        O::Output: Send + 'static,
-    {
-        let client = self.client.clone();
-        self.block_on(async move { client.send(operation).await })
+    pub fn send<O: Operation>(&self, operation: O) -> Result<O::Output, Error> {
+        self.block_on(self.client.send(operation))
     }
 
     /// `GetObject`: returns once the response head arrived; the body is read as the
     /// caller reads [`GetObjectResponse::body`] (see [`crate::Client::get_object`]).
     pub fn get_object(&self, operation: GetObject) -> Result<GetObjectResponse, Error> {
-        let client = self.client.clone();
-        let response = self.block_on(async move { client.get_object(operation).await })?;
+        let response = self.block_on(self.client.get_object(operation))?;
         Ok(GetObjectResponse::new(response, self.runtime.clone()))
     }
 
@@ -179,8 +169,7 @@ impl Client {
         operation: PutObject,
         body: impl Into<Body>,
     ) -> Result<PutObjectOutput, Error> {
-        let (client, body) = (self.client.clone(), body.into());
-        self.block_on(async move { client.put_object(operation, body).await })
+        self.block_on(self.client.put_object(operation, body.into()))
     }
 
     /// `UploadPart` with a body (see [`crate::Client::upload_part`]).
@@ -189,30 +178,27 @@ impl Client {
         operation: UploadPart,
         body: impl Into<Body>,
     ) -> Result<UploadPartOutput, Error> {
-        let (client, body) = (self.client.clone(), body.into());
-        self.block_on(async move { client.upload_part(operation, body).await })
+        self.block_on(self.client.upload_part(operation, body.into()))
     }
 
     /// A body read from the file at `path` in place (see [`Body::from_file`]).
     pub fn file_body(&self, path: impl Into<std::path::PathBuf>) -> Result<Body, Error> {
-        let path = path.into();
-        self.block_on(async move { Body::from_file(path).await })
+        self.block_on(Body::from_file(path.into()))
     }
 
     /// `ListObjectsV2`, one page (see [`crate::Client::list_objects_v2`]).
     pub fn list_objects_v2(&self, operation: ListObjectsV2) -> Result<ListObjectsV2Output, Error> {
-        let client = self.client.clone();
-        self.block_on(async move { client.list_objects_v2(operation).await })
+        self.block_on(self.client.list_objects_v2(operation))
     }
 
     /// A presigned URL for `operation`, valid for `expires_in` (see
     /// [`crate::Client::presign`]).
-    pub fn presign<O>(&self, operation: &O, expires_in: Duration) -> Result<PresignedRequest, Error>
-    where
-        O: Presignable + Clone + Send + Sync + 'static,
-    {
-        let (client, operation) = (self.client.clone(), operation.clone());
-        self.block_on(async move { client.presign(&operation, expires_in).await })
+    pub fn presign<O: Presignable>(
+        &self,
+        operation: &O,
+        expires_in: Duration,
+    ) -> Result<PresignedRequest, Error> {
+        self.block_on(self.client.presign(operation, expires_in))
     }
 
     /// A presigned POST form (see [`crate::Client::presign_post`]).
@@ -222,9 +208,7 @@ impl Client {
         conditions: &PostConditions,
         expires_in: Duration,
     ) -> Result<PresignedPost, Error> {
-        let (client, bucket, conditions) =
-            (self.client.clone(), bucket.clone(), conditions.clone());
-        self.block_on(async move { client.presign_post(&bucket, &conditions, expires_in).await })
+        self.block_on(self.client.presign_post(bucket, conditions, expires_in))
     }
 
     /// Every page of a ListObjectsV2 listing, each requested when the iterator is advanced
@@ -355,8 +339,7 @@ macro_rules! blocking_operations {
                     &self,
                     operation: s3_ops::ops::$module::$op,
                 ) -> Result<<s3_ops::ops::$module::$op as Operation>::Output, Error> {
-                    let client = self.client.clone();
-                    self.block_on(async move { client.$method(operation).await })
+                    self.block_on(self.client.$method(operation))
                 }
             )*
         }

@@ -9,9 +9,9 @@ use super::Client;
 use crate::error::Error;
 use crate::paginate::{Paginated, Paginator};
 
-/// Every page of a listing, each requested when the iterator is advanced to it (a task on
-/// the client's runtime per page). It ends after the last page, or after an error, which it
-/// yields (see [`crate::Paginator`]).
+/// Every page of a listing, each requested when the iterator is advanced to it (on the
+/// calling thread, the client's runtime driving its I/O). It ends after the last page, or
+/// after an error, which it yields (see [`crate::Paginator`]).
 pub struct Pages<O: Paginated>
 where
     O::Output: Send,
@@ -22,7 +22,7 @@ where
 
 impl<O: Paginated> Pages<O>
 where
-    O::Output: Send + 'static,
+    O::Output: Send,
 {
     pub(super) fn new(pages: Paginator<O>, client: Client) -> Self {
         Self {
@@ -34,19 +34,14 @@ where
 
 impl<O: Paginated> Iterator for Pages<O>
 where
-    O::Output: Send + 'static,
+    O::Output: Send,
 {
     type Item = Result<O::Output, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let mut pages = self.pages.take()?;
-        // The paginator goes into the task and comes back with the page.
-        let (pages, page) = self.client.block_on(async move {
-            let page = pages.next_page().await;
-            (pages, page)
-        });
-        if page.is_some() {
-            self.pages = Some(pages);
+        let page = self.client.block_on(self.pages.as_mut()?.next_page());
+        if page.is_none() {
+            self.pages = None;
         }
         page
     }
