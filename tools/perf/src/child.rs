@@ -104,8 +104,9 @@ async fn workload(args: Args) -> Result<Outcome, String> {
 }
 
 /// How the program calls s3-wire: the ways docs/performance.md states a figure for (issue
-/// 43). All but [`Calling::Blocking`] differ in how a GET's body is read only. The harness names each as a client of its own
-/// (`s3-wire`, `s3-wire-task`, ...) and passes it in [`CALLING_VAR`].
+/// 43). All but [`Calling::Blocking`] differ only in how a GET's body is read. The harness
+/// names each as a client of its own (`s3-wire`, `s3-wire-task`, ...) and passes it in
+/// [`CALLING_VAR`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Calling {
     /// `next_chunk` in a loop from `block_on` on the multi-thread runtime (`#[tokio::main]`'s
