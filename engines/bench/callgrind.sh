@@ -15,28 +15,20 @@ bench=${ENGINES_BENCH:-${CARGO_TARGET_DIR:-$here/target}/release/engines-bench}
 scratch=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 : > "$out"
-echo "{\"meta\":true,\"date\":\"$(date -u +%FT%TZ)\",\"commit\":\"$(git -C "$here" rev-parse --short HEAD)\",\"cpu\":\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\",\"cores\":$(nproc),\"load_before\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"command\":\"engines/bench/callgrind.sh $*\",\"valgrind\":\"$(valgrind --version)\",\"rows\":$rows,\"files\":$files,\"reps\":$reps}" >> "$out"
-stat() { awk -v k="$2" '$1==k{print $2}' "$1" 2>/dev/null || echo 0; }
-export AWS_ACCESS_KEY_ID=local-s3-access-key AWS_SECRET_ACCESS_KEY=local-s3-secret-key-0123456789 AWS_REGION=us-east-1
-mkfifo "$scratch/server.in"
-"$bench" serve-local-s3 < "$scratch/server.in" > "$scratch/server.out" &
-exec {keep}> "$scratch/server.in"   # the server runs until this closes
-until [ -s "$scratch/server.out" ]; do sleep 0.1; done
-upstream=$(head -1 "$scratch/server.out")
-case $upstream in http*) ;; *) upstream="http://127.0.0.1:$upstream" ;; esac
-"$bench" proxy "$upstream" "$scratch/stats" > "$scratch/proxy" {keep}>&- &
-until [ -s "$scratch/proxy" ]; do sleep 0.1; done
-proxy=$(head -1 "$scratch/proxy")
+. "$here/bench/servers.sh"
+meta_line "engines/bench/callgrind.sh $*" ",\"valgrind\":\"$(valgrind --version)\",\"rows\":$rows,\"files\":$files,\"reps\":$reps" >> "$out"
+start_server local-s3
+start_proxy local-s3
 "$bench" generate "$upstream" bench "$rows" "$files"
 for rep in $(seq "$reps"); do
   for query in baseline full-scan-aggregate selective-page-index projection-2-of-16 copy-back; do
     order="s3wire amazons3"; [ $((rep % 2)) = 0 ] && order="amazons3 s3wire"
     for store in $order; do
-      r0=$(stat "$scratch/stats" requests); b0=$(stat "$scratch/stats" bytes)
+      r0=$(stat "$scratch/local-s3.stats" requests); b0=$(stat "$scratch/local-s3.stats" bytes)
       line=$(valgrind --tool=callgrind --callgrind-out-file="$scratch/callgrind.out" \
         "$bench" query "$proxy" bench "$store" "$query" 2> "$scratch/valgrind.log")
       sleep 0.3
-      r1=$(stat "$scratch/stats" requests); b1=$(stat "$scratch/stats" bytes)
+      r1=$(stat "$scratch/local-s3.stats" requests); b1=$(stat "$scratch/local-s3.stats" bytes)
       instructions=$(awk '$1=="summary:"||$1=="totals:"{print $2; exit}' "$scratch/callgrind.out")
       echo "${line%\}},\"server\":\"local-s3\",\"rep\":$rep,\"instructions\":$instructions,\"requests\":$((r1 - r0)),\"bytes_from_server\":$((b1 - b0))}" >> "$out"
     done

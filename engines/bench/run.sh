@@ -15,30 +15,12 @@ bin_dir=$(dirname "$bench")
 scratch=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 : > "$out"
-echo "{\"meta\":true,\"date\":\"$(date -u +%FT%TZ)\",\"commit\":\"$(git -C "$here" rev-parse --short HEAD)\",\"cpu\":\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\",\"cores\":$(nproc),\"load_before\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"command\":\"engines/bench/run.sh $*\",\"rows\":$rows,\"files\":$files,\"reps\":$reps}" >> "$out"
-stat() { awk -v k="$2" '$1==k{print $2}' "$1" 2>/dev/null || echo 0; }
+. "$here/bench/servers.sh"
+meta_line "engines/bench/run.sh $*" ",\"rows\":$rows,\"files\":$files,\"reps\":$reps" >> "$out"
 listening() { until (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; do sleep 0.2; done; }
 for server in $servers; do
-  mkfifo "$scratch/$server.in"
-  case $server in
-    local-s3)
-      export AWS_ACCESS_KEY_ID=local-s3-access-key AWS_SECRET_ACCESS_KEY=local-s3-secret-key-0123456789 AWS_REGION=us-east-1
-      "$bench" serve-local-s3 < "$scratch/$server.in" > "$scratch/$server.out" &
-      ;;
-    moto)
-      export AWS_ACCESS_KEY_ID=moto-access-key AWS_SECRET_ACCESS_KEY=moto-secret-key AWS_REGION=us-east-1
-      "${S3W_MOTO_PYTHON:?the interop venv python}" "$here/../crates/s3-wire-tokio/tests/interop/moto_server.py" < "$scratch/$server.in" > "$scratch/$server.out" 2>/dev/null &
-      ;;
-  esac
-  exec {keep}> "$scratch/$server.in"   # the server runs until this closes
-  until [ -s "$scratch/$server.out" ]; do sleep 0.1; done
-  upstream=$(head -1 "$scratch/$server.out")
-  case $upstream in http*) ;; *) upstream="http://127.0.0.1:$upstream" ;; esac
-  # Without the fifo's writing end: the server sees its end when the script closes it.
-  "$bench" proxy "$upstream" "$scratch/$server.stats" > "$scratch/$server.proxy" {keep}>&- &
-  proxy_pid=$!
-  until [ -s "$scratch/$server.proxy" ]; do sleep 0.1; done
-  proxy=$(head -1 "$scratch/$server.proxy")
+  start_server "$server"
+  start_proxy "$server"
   # Ballista's processes reach the server through the proxy too.
   scheduler_port=$("$bench" free-port)
   AWS_ENDPOINT_URL=$proxy "$bin_dir/ballista-scheduler" --bucket bench --port "$scheduler_port" \

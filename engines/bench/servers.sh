@@ -1,0 +1,43 @@
+# The setup run.sh and callgrind.sh share (sourced; needs $here, $bench and $scratch).
+
+# The first line of OUT: when, at which commit, on what, with which arguments (`command`
+# is the script and its arguments; EXTRA is more JSON fields, each with its leading comma).
+meta_line() {
+  local command=$1 extra=$2
+  echo "{\"meta\":true,\"date\":\"$(date -u +%FT%TZ)\",\"commit\":\"$(git -C "$here" rev-parse --short HEAD)\",\"cpu\":\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\",\"cores\":$(nproc),\"load_before\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"command\":\"$command\"$extra}"
+}
+
+# The value of KEY in the proxy's STATS file (0 before its first request).
+stat() { awk -v k="$2" '$1==k{print $2}' "$1" 2>/dev/null || echo 0; }
+
+# Starts SERVER (local-s3 or moto) and exports its credentials; sets $upstream (its
+# endpoint) and $keep (a descriptor: the server runs until it is closed).
+start_server() {
+  local server=$1
+  mkfifo "$scratch/$server.in"
+  case $server in
+    local-s3)
+      export AWS_ACCESS_KEY_ID=local-s3-access-key AWS_SECRET_ACCESS_KEY=local-s3-secret-key-0123456789 AWS_REGION=us-east-1
+      "$bench" serve-local-s3 < "$scratch/$server.in" > "$scratch/$server.out" &
+      ;;
+    moto)
+      export AWS_ACCESS_KEY_ID=moto-access-key AWS_SECRET_ACCESS_KEY=moto-secret-key AWS_REGION=us-east-1
+      "${S3W_MOTO_PYTHON:?the interop venv python}" "$here/../crates/s3-wire-tokio/tests/interop/moto_server.py" < "$scratch/$server.in" > "$scratch/$server.out" 2>/dev/null &
+      ;;
+  esac
+  exec {keep}> "$scratch/$server.in"
+  until [ -s "$scratch/$server.out" ]; do sleep 0.1; done
+  upstream=$(head -1 "$scratch/$server.out")
+  case $upstream in http*) ;; *) upstream="http://127.0.0.1:$upstream" ;; esac
+}
+
+# Starts the counting proxy in front of $upstream, counting into $scratch/SERVER.stats; sets
+# $proxy (its endpoint) and $proxy_pid.
+start_proxy() {
+  local server=$1
+  # Without the fifo's writing end: the server sees its end when the script closes it.
+  "$bench" proxy "$upstream" "$scratch/$server.stats" > "$scratch/$server.proxy" {keep}>&- &
+  proxy_pid=$!
+  until [ -s "$scratch/$server.proxy" ]; do sleep 0.1; done
+  proxy=$(head -1 "$scratch/$server.proxy")
+}
