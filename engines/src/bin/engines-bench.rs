@@ -348,6 +348,10 @@ async fn proxy(upstream: String, stats: String) -> Result<(), Failure> {
     loop {
         let (mut client, _) = listener.accept().await?;
         let mut server = tokio::net::TcpStream::connect(&upstream).await?;
+        // Relayed as soon as read: with Nagle's algorithm on, a relayed tail shorter than a
+        // segment waits for the peer's delayed ACK, which no direct connection does.
+        client.set_nodelay(true)?;
+        server.set_nodelay(true)?;
         let (requests, bytes, write_stats) = (requests.clone(), bytes.clone(), write_stats.clone());
         tokio::spawn(async move {
             let (mut client_read, mut client_write) = client.split();
