@@ -51,8 +51,8 @@
 //!
 //! | method | S3 requests |
 //! |---|---|
-//! | `put_opts` | s3-wire's managed upload: one PutObject up to 16 MiB, a parallel multipart upload above; `PutMode::Create` adds `If-None-Match: *` (a lost answer is resolved by looking at the stored object), `PutMode::Update` is a PutObject with `If-Match` on the ETag; attributes and tags go with it |
-//! | `put_multipart_opts` | `S3WireUpload` ([`v0_13::S3WireUpload`], [`v0_14::S3WireUpload`]): parts in parallel within the client's memory budget, the whole object's CRC checked at completion, aborted on `abort` and on drop |
+//! | `put_opts` | s3-wire's managed upload of the payload's chunks as they are (never joined into one buffer): one PutObject up to 16 MiB, a parallel multipart upload above; `PutMode::Create` adds `If-None-Match: *` (a lost answer is resolved by looking at the stored object), `PutMode::Update` is a PutObject with `If-Match` on the ETag; attributes and tags go with it |
+//! | `put_multipart_opts` | `S3WireUpload` ([`v0_13::S3WireUpload`], [`v0_14::S3WireUpload`]): parts in parallel within the client's memory budget, each sent in the chunks it came in, the whole object's CRC checked at completion, aborted on `abort` and on drop |
 //! | `get_opts` | a streaming GetObject (or HeadObject with `head`): ranges (bounded, offset, suffix), `If-Match`, `If-None-Match`, `If-(Un)Modified-Since`, version; the body's length and full-object checksum are verified as it is read, and a body that breaks off is resumed |
 //! | `get_ranges` | ranges closer than 1 MiB coalesced, up to 10 ranged GETs at once |
 //! | `delete_stream` | DeleteObjects, 1,000 keys a request, 4 requests at once |

@@ -1,5 +1,5 @@
-//! Request bodies: replayable ([`Body::from_bytes`], [`Body::from_file`]) or
-//! one-shot ([`Body::from_stream`]).
+//! Request bodies: replayable ([`Body::from_bytes`], [`Body::from_chunks`],
+//! [`Body::from_file`]) or one-shot ([`Body::from_stream`]).
 //!
 //! A replayable body is re-sent from its start on every attempt: bytes are
 //! cheap clones, files are read in place by position (`pread`), so a retry
@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::ops::Range;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,8 +87,66 @@ pub struct Body {
 
 pub(crate) enum Source {
     Bytes(Bytes),
+    /// Two pieces or more (one is `Bytes`).
+    Pieces(Pieces),
     File(FileRange),
     Stream(OneShot),
+}
+
+/// Bytes in memory in one or more pieces, in order (object_store's `PutPayload` is such a
+/// list): sent, hashed and cut into parts piece by piece, since joining them would copy
+/// every byte once more.
+#[derive(Clone, Default)]
+pub(crate) struct Pieces {
+    pieces: Arc<[Bytes]>,
+    len: u64,
+}
+
+impl Pieces {
+    /// `pieces` in order, the empty ones left out.
+    pub(crate) fn new(pieces: impl IntoIterator<Item = Bytes>) -> Self {
+        let pieces: Arc<[Bytes]> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+        let len = pieces.iter().map(|p| p.len() as u64).sum();
+        Self { pieces, len }
+    }
+
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub(crate) fn as_slice(&self) -> &[Bytes] {
+        &self.pieces
+    }
+
+    /// The bytes `range` of these (which must lie within them), sharing their memory.
+    pub(crate) fn slice(&self, range: Range<u64>) -> Self {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "range {range:?} of {} bytes",
+            self.len
+        );
+        let mut taken = Vec::new();
+        let mut start = 0u64;
+        for piece in self.pieces.iter() {
+            let end = start + piece.len() as u64;
+            if start >= range.end {
+                break;
+            }
+            if end > range.start {
+                let from = range.start.saturating_sub(start) as usize;
+                let to = (range.end.min(end) - start) as usize;
+                taken.push(piece.slice(from..to));
+            }
+            start = end;
+        }
+        Self::new(taken)
+    }
+}
+
+impl From<Bytes> for Pieces {
+    fn from(bytes: Bytes) -> Self {
+        Self::new([bytes])
+    }
 }
 
 /// A byte range of an open file, read by position through reused buffers.
@@ -239,6 +298,23 @@ impl Body {
         Self::of(Source::Bytes(bytes.into()))
     }
 
+    /// A body from pieces of memory sent one after the other (object_store's `PutPayload`
+    /// is a list of them); replayable. The pieces are never joined into one buffer: each
+    /// attempt sends them as they are, and the digests a request needs are computed over
+    /// them in order.
+    pub fn from_chunks(chunks: impl IntoIterator<Item = Bytes>) -> Self {
+        Self::from_pieces(Pieces::new(chunks))
+    }
+
+    /// A body of `pieces`: one piece (or none) is a body of bytes.
+    pub(crate) fn from_pieces(pieces: Pieces) -> Self {
+        match pieces.as_slice() {
+            [] => Self::empty(),
+            [one] => Self::from_bytes(one.clone()),
+            _ => Self::of(Source::Pieces(pieces)),
+        }
+    }
+
     fn of(source: Source) -> Self {
         Self {
             source,
@@ -313,6 +389,7 @@ impl Body {
     pub fn len(&self) -> u64 {
         match &self.source {
             Source::Bytes(bytes) => bytes.len() as u64,
+            Source::Pieces(pieces) => pieces.len(),
             Source::File(range) => range.len,
             Source::Stream(one_shot) => one_shot.len,
         }
@@ -342,6 +419,7 @@ impl fmt::Debug for Body {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.source {
             Source::Bytes(_) => "bytes",
+            Source::Pieces(_) => "chunks",
             Source::File(_) => "file",
             Source::Stream(_) => "stream",
         };
@@ -428,6 +506,14 @@ pub(crate) struct AttemptBody {
 
 enum AttemptState {
     Bytes(Bytes),
+    Pieces {
+        pieces: Pieces,
+        /// The piece to take after `current`.
+        next: usize,
+        /// What is left of the piece being sent.
+        current: Bytes,
+        remaining: u64,
+    },
     File {
         range: FileRange,
         position: u64,
@@ -460,6 +546,12 @@ impl AttemptBody {
     pub(crate) fn payload(body: &Body, activity: Activity) -> Self {
         let state = match &body.source {
             Source::Bytes(bytes) => AttemptState::Bytes(bytes.clone()),
+            Source::Pieces(pieces) => AttemptState::Pieces {
+                pieces: pieces.clone(),
+                next: 0,
+                current: Bytes::new(),
+                remaining: pieces.len(),
+            },
             Source::File(range) => AttemptState::File {
                 range: range.clone(),
                 position: range.offset,
@@ -544,6 +636,7 @@ impl AttemptBody {
     fn remaining(&self) -> u64 {
         match &self.state {
             AttemptState::Bytes(bytes) => bytes.len() as u64,
+            AttemptState::Pieces { remaining, .. } => *remaining,
             AttemptState::File { position, end, .. } => end - position,
             AttemptState::Stream {
                 announced,
@@ -583,6 +676,25 @@ impl http_body::Body for AttemptBody {
                 return Poll::Ready(None);
             }
             AttemptState::Bytes(bytes) => bytes.split_to(bytes.len().min(FRAME_SIZE)),
+            AttemptState::Pieces { remaining: 0, .. } => {
+                this.state = AttemptState::Done;
+                return Poll::Ready(None);
+            }
+            AttemptState::Pieces {
+                pieces,
+                next,
+                current,
+                remaining,
+            } => {
+                // Pieces are never empty (`Pieces::new`), so one step finds the next bytes.
+                if current.is_empty() {
+                    *current = pieces.as_slice()[*next].clone();
+                    *next += 1;
+                }
+                let frame = current.split_to(current.len().min(FRAME_SIZE));
+                *remaining -= frame.len() as u64;
+                frame
+            }
             AttemptState::File {
                 range,
                 position,
@@ -771,6 +883,58 @@ mod tests {
 
     fn pieces(pieces: &[&'static [u8]]) -> Vec<Result<Bytes, BoxError>> {
         pieces.iter().map(|p| Ok(Bytes::from_static(p))).collect()
+    }
+
+    #[test]
+    fn pieces_are_cut_across_their_ends() {
+        let whole = Bytes::from((0..100u8).collect::<Vec<_>>());
+        let pieces = Pieces::new([0..0, 0..1, 1..40, 40..40, 40..100].map(|r| whole.slice(r)));
+        assert_eq!(pieces.as_slice().len(), 3, "the empty pieces are left out");
+        assert_eq!(pieces.len(), 100);
+        for start in 0..=100u64 {
+            for end in start..=100 {
+                let cut = pieces.slice(start..end);
+                assert_eq!(cut.len(), end - start);
+                assert!(cut.as_slice().iter().all(|piece| !piece.is_empty()));
+                let joined: Vec<u8> = cut.as_slice().concat();
+                assert_eq!(
+                    joined,
+                    whole[start as usize..end as usize],
+                    "{start}..{end}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn chunks_are_sent_in_order_in_frames_on_every_attempt() {
+        let len = 2 * FRAME_SIZE + 5;
+        let data = Bytes::from((0..len).map(|i| (i % 251) as u8).collect::<Vec<_>>());
+        let body = Body::from_chunks(
+            [0..3, 3..FRAME_SIZE + 10, FRAME_SIZE + 10..len].map(|r| data.slice(r)),
+        );
+        assert!(matches!(body.source, Source::Pieces(_)));
+        assert_eq!(body.len(), len as u64);
+        assert!(body.is_replayable());
+        for attempt in 0..2 {
+            let mut sending = AttemptBody::plain(&body, Activity::new());
+            assert_eq!(sending.size_hint().exact(), Some(len as u64));
+            let mut sent = Vec::new();
+            while let Some(frame) =
+                std::future::poll_fn(|cx| Pin::new(&mut sending).poll_frame(cx)).await
+            {
+                let frame = frame.unwrap().into_data().unwrap();
+                assert!(frame.len() <= FRAME_SIZE && !frame.is_empty());
+                sent.extend_from_slice(&frame);
+                assert_eq!(sending.size_hint().exact(), Some((len - sent.len()) as u64));
+            }
+            assert!(sending.is_end_stream());
+            assert_eq!(sent, data, "attempt {attempt}");
+        }
+        // One chunk is a body of bytes, none an empty body.
+        let one = Body::from_chunks([Bytes::new(), data.clone()]);
+        assert!(matches!(&one.source, Source::Bytes(bytes) if *bytes == data));
+        assert!(Body::from_chunks([Bytes::new()]).is_empty());
     }
 
     #[tokio::test]

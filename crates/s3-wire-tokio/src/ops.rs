@@ -211,16 +211,22 @@ impl Client {
     ) -> Result<O::Output, Error> {
         // In-memory bytes travel in the operation's description (s3-ops checksums them as it
         // builds each attempt's request); the body still goes along for its progress
-        // reporting. A large one is checksummed here instead: once for every attempt, off
-        // the runtime's thread, with the SHA-256 a plain-HTTP signature needs in the same
-        // pass.
+        // reporting. A large one, and bytes in pieces (which the description cannot hold),
+        // are checksummed here instead: once for every attempt, off the runtime's thread
+        // when large, with the SHA-256 a plain-HTTP signature needs in the same pass.
         let mut op = op.with_integrity_defaults(self.inner.integrity);
-        if let (Source::Bytes(bytes), Some(requested)) = (&body.source, op.checksum_to_compute())
-            && bytes.len() > INLINE_DIGEST_LIMIT
+        let in_memory = match &body.source {
+            Source::Bytes(bytes) if bytes.len() > INLINE_DIGEST_LIMIT => {
+                Some(std::slice::from_ref(bytes))
+            }
+            Source::Pieces(pieces) => Some(pieces.as_slice()),
+            _ => None,
+        };
+        if let (Some(pieces), Some(requested)) = (in_memory, op.checksum_to_compute())
             && let Some(algorithm) = self.provider_quirks().upload_checksum(Some(requested))
         {
             let digests = self.upload_digests(Some(algorithm));
-            let (sha256, checksum) = digest_bytes(bytes, digests).await?;
+            let (sha256, checksum) = digest_bytes(pieces, digests).await?;
             op = op.with_checksum(checksum.expect("asked for"));
             body.sha256 = sha256;
         }

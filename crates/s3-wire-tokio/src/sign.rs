@@ -5,6 +5,7 @@
 //! |-------------------------------|-----------------------------------------------------|----------------------------------------|
 //! | none / XML document           | SHA-256 of the bytes                                | SHA-256 of the bytes                   |
 //! | bytes (checksum header)       | SHA-256 (cached); over 128 KiB with the checksum    | `UNSIGNED-PAYLOAD` above 64 KiB        |
+//! | bytes in chunks               | SHA-256 and checksum in one pass ahead; header      | checksum ahead, header; `UNSIGNED-PAYLOAD` |
 //! | file range, with checksum     | SHA-256 and checksum in one read pass; header       | aws-chunked, unsigned + trailer        |
 //! | file range, no checksum       | SHA-256 (one read pass, cached)                     | `UNSIGNED-PAYLOAD`                     |
 //! | one-shot stream, checksum     | aws-chunked, signed chunks + signed trailer         | aws-chunked, unsigned + trailer        |
@@ -24,9 +25,9 @@
 //! bytes, read once instead of twice.
 //!
 //! Bytes over 128 KiB (2 MiB for a CRC alone) are hashed on the blocking pool, not on the
-//! thread polling the request; for a PutObject or UploadPart over 128 KiB, `ops.rs` computes
-//! the checksum once ahead, in one pass with any SHA-256, instead of s3-ops building it into
-//! every attempt's request.
+//! thread polling the request; for a PutObject or UploadPart over 128 KiB, and for bytes in
+//! chunks (which s3-ops cannot hold), `ops.rs` computes the checksum once ahead, in one pass
+//! with any SHA-256, instead of s3-ops building it into every attempt's request.
 //!
 //! Uploads carry a checksum by default (the client's `upload_checksum`), so the rows without
 //! one are what a request or client that turned checksums off sends: nothing beyond what
@@ -285,7 +286,9 @@ impl Payload {
                 let digest = match sha256 {
                     Some(digest) => *digest,
                     None => {
-                        let (digest, _) = digest_bytes(bytes, Digests::new(true, None)).await?;
+                        let (digest, _) =
+                            digest_bytes(std::slice::from_ref(bytes), Digests::new(true, None))
+                                .await?;
                         *sha256.insert(digest.expect("asked for"))
                     }
                 };
@@ -345,7 +348,8 @@ async fn digest_ahead(
 ) -> Result<(Option<[u8; 32]>, Option<Checksum>), Error> {
     let mut digests = Digests::new(sha256, algorithm);
     match &body.source {
-        Source::Bytes(bytes) => digest_bytes(bytes, digests).await,
+        Source::Bytes(bytes) => digest_bytes(std::slice::from_ref(bytes), digests).await,
+        Source::Pieces(pieces) => digest_bytes(pieces.as_slice(), digests).await,
         Source::File(range) => {
             let range = range.clone();
             tokio::task::spawn_blocking(move || {
@@ -387,20 +391,21 @@ pub(crate) async fn read_whole_digested(
     .map_err(|e| Error::request_body("reading the file part failed").with_source(e))
 }
 
-/// `digests` of in-memory `bytes`: on the runtime's thread when they are small, otherwise
-/// on the blocking pool, as a file's are — hashing 64 MiB there would hold up every other
-/// task of that thread for about 40 ms.
+/// `digests` of in-memory bytes, the `pieces` in order: on the runtime's thread when they
+/// are small, otherwise on the blocking pool, as a file's are — hashing 64 MiB there would
+/// hold up every other task of that thread for about 40 ms.
 pub(crate) async fn digest_bytes(
-    bytes: &bytes::Bytes,
+    pieces: &[bytes::Bytes],
     mut digests: Digests,
 ) -> Result<(Option<[u8; 32]>, Option<Checksum>), Error> {
-    if bytes.len() <= digests.inline_limit() {
-        digests.update(bytes);
+    let len: usize = pieces.iter().map(bytes::Bytes::len).sum();
+    if len <= digests.inline_limit() {
+        pieces.iter().for_each(|piece| digests.update(piece));
         return Ok(digests.finish());
     }
-    let bytes = bytes.clone();
+    let pieces = pieces.to_vec();
     tokio::task::spawn_blocking(move || {
-        digests.update(&bytes);
+        pieces.iter().for_each(|piece| digests.update(piece));
         digests.finish()
     })
     .await
@@ -638,17 +643,21 @@ mod tests {
                 Payload::Hashed(PayloadHash::Sha256(sha256)),
                 "length {len}"
             );
-            let body = Body::from_bytes(data.clone());
-            // A SHA-256 checksum is the signature's digest too, hashed once.
-            for algorithm in [ChecksumAlgorithm::Crc32, ChecksumAlgorithm::Sha256] {
-                let (digest, checksum) = digest_ahead(&body, true, Some(algorithm)).await.unwrap();
-                assert_eq!(digest, Some(sha256), "length {len}, {algorithm}");
-                assert_eq!(checksum, Some(algorithm.checksum(&data)), "{algorithm}");
+            // The same bytes whole, and in three uneven pieces as object_store hands them.
+            let chunks = [0..1, 1..len / 3, len / 3..len].map(|range| data.slice(range));
+            for body in [Body::from_bytes(data.clone()), Body::from_chunks(chunks)] {
+                // A SHA-256 checksum is the signature's digest too, hashed once.
+                for algorithm in [ChecksumAlgorithm::Crc32, ChecksumAlgorithm::Sha256] {
+                    let (digest, checksum) =
+                        digest_ahead(&body, true, Some(algorithm)).await.unwrap();
+                    assert_eq!(digest, Some(sha256), "{body:?}, {algorithm}");
+                    assert_eq!(checksum, Some(algorithm.checksum(&data)), "{algorithm}");
+                }
+                let (digest, _) = digest_ahead(&body, false, Some(ChecksumAlgorithm::Sha256))
+                    .await
+                    .unwrap();
+                assert_eq!(digest, None, "no SHA-256 asked for");
             }
-            let (digest, _) = digest_ahead(&body, false, Some(ChecksumAlgorithm::Sha256))
-                .await
-                .unwrap();
-            assert_eq!(digest, None, "no SHA-256 asked for");
         }
         // A CRC alone stays on the runtime's thread up to 2 MiB, then goes to the pool.
         for len in [INLINE_CHECKSUM_LIMIT, INLINE_CHECKSUM_LIMIT + 1] {
@@ -671,7 +680,12 @@ mod tests {
         let nothing = Digests::new(false, None);
         assert_eq!(nothing.inline_limit(), usize::MAX);
         let large = Bytes::from(vec![1u8; INLINE_CHECKSUM_LIMIT + 1]);
-        assert_eq!(digest_bytes(&large, nothing).await.unwrap(), (None, None));
+        assert_eq!(
+            digest_bytes(std::slice::from_ref(&large), nothing)
+                .await
+                .unwrap(),
+            (None, None)
+        );
     }
 
     #[tokio::test]

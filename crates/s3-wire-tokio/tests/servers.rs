@@ -1299,19 +1299,34 @@ fn expected_checksum(algorithm: ChecksumAlgorithm, data: &[u8]) -> String {
     }
 }
 
+/// In pieces, as object_store hands a payload over: never joined, checksummed over them.
+fn in_pieces(data: &Bytes) -> Body {
+    let len = data.len();
+    Body::from_chunks([0..1, 1..len / 3, len / 3..len].map(|range| data.slice(range)))
+}
+
 async fn checksums_each_algorithm(ctx: Ctx) {
     ctx.create_bucket().await;
     let data = pattern(40_000, 6);
-    for algorithm in ChecksumAlgorithm::ALL {
-        let key = format!("{algorithm:?}");
+    for (algorithm, in_chunks) in ChecksumAlgorithm::ALL
+        .into_iter()
+        .flat_map(|algorithm| [(algorithm, false), (algorithm, true)])
+    {
+        let (key, body) = match in_chunks {
+            false => (
+                format!("{algorithm:?}-bytes"),
+                Body::from_bytes(data.clone()),
+            ),
+            true => (format!("{algorithm:?}-chunks"), in_pieces(&data)),
+        };
         let put = ctx
             .client
             .put_object(
                 PutObject::new(ctx.bucket(), object_key(&key)).checksum_algorithm(algorithm),
-                data.clone(),
+                body,
             )
             .await
-            .unwrap_or_else(|err| panic!("{algorithm:?}: {err}"));
+            .unwrap_or_else(|err| panic!("{key}: {err}"));
         assert!(put.etag.is_some(), "{algorithm:?}");
         let expected = expected_checksum(algorithm, &data);
         assert_eq!(
@@ -1379,8 +1394,10 @@ async fn checksum_precomputed(ctx: Ctx) {
     let directory = tempfile::tempdir().unwrap();
     let path = directory.path().join("source");
     std::fs::write(&path, &data).unwrap();
+    let pieces = [0..1, 1..1000, 1000..3000].map(|range| data.slice(range));
     for (key, source) in [
         ("managed-bytes", UploadSource::bytes(data.clone())),
+        ("managed-chunks", UploadSource::chunks(pieces)),
         ("managed-file", UploadSource::file(&path)),
     ] {
         let stored = ctx
@@ -1394,7 +1411,7 @@ async fn checksum_precomputed(ctx: Ctx) {
             stored.verification
         );
     }
-    for key in ["known", "managed-bytes", "managed-file"] {
+    for key in ["known", "managed-bytes", "managed-chunks", "managed-file"] {
         let head = ctx
             .client
             .send(HeadObject::new(ctx.bucket(), object_key(key)).checksum_mode(true))
@@ -1784,7 +1801,7 @@ async fn multipart_upload(ctx: Ctx) {
     let id = &created.upload_id;
     let part = |number| UploadPart::new(ctx.bucket(), object_key(key), id, number);
     let first = client
-        .upload_part(part(1), data.slice(..5 * MIB))
+        .upload_part(part(1), in_pieces(&data.slice(..5 * MIB)))
         .await
         .unwrap();
     let second = client
@@ -2004,12 +2021,20 @@ async fn managed_multipart_copy(ctx: Ctx) {
 async fn multipart_full_object_checksum(ctx: Ctx) {
     ctx.create_bucket().await;
     let data = pattern(11 * MIB, 12);
+    // In pieces whose ends are not the parts' (5 MiB): parts are cut across them.
+    let pieces = [
+        0..1,
+        1..3 * MIB,
+        3 * MIB..5 * MIB + 7,
+        5 * MIB + 7..11 * MIB,
+    ]
+    .map(|range| data.slice(range));
     let uploaded = ctx
         .client
         .upload(
             ctx.bucket(),
             object_key("managed"),
-            UploadSource::bytes(data.clone()),
+            UploadSource::chunks(pieces),
         )
         .part_size(5 * MIB as u64)
         .single_request_limit(5 * MIB as u64)

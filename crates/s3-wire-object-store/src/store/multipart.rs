@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use bytes::Bytes;
 
 use super::object_store;
 
@@ -22,8 +21,8 @@ use s3_wire_tokio::s3_ops::ops::complete_multipart_upload::CompleteMultipartUplo
 use s3_wire_tokio::s3_ops::ops::create_multipart_upload::CreateMultipartUpload;
 use s3_wire_tokio::s3_ops::ops::upload_part::UploadPart;
 use s3_wire_tokio::s3_ops::{
-    BucketName, Checksum, ChecksumAlgorithm, ChecksumType, CompletedPart, ETag, ObjectAttributes,
-    ObjectKey,
+    BucketName, Checksum, ChecksumAlgorithm, ChecksumType, Checksummer, CompletedPart, ETag,
+    ObjectAttributes, ObjectKey,
 };
 use s3_wire_tokio::{Body, Client};
 use tokio::sync::oneshot;
@@ -99,22 +98,25 @@ pub(crate) async fn upload_part(
         .reserve_transfer_memory(size.min(capacity))
         .await
         .map_err(generic)?;
-    // One chunk is sent as it is; several are joined (the one copy, within the admission).
-    let bytes = Bytes::from(payload);
+    // Sent in the pieces it came in: joining them would copy every byte once more.
     let mut request = UploadPart::new(
         target.bucket.clone(),
         target.key.clone(),
         target.upload_id.clone(),
         number,
     );
-    let checksum = target.algorithm.map(|algorithm| algorithm.checksum(&bytes));
+    let checksum = target.algorithm.map(|algorithm| {
+        let mut checksummer = Checksummer::new(algorithm);
+        payload.iter().for_each(|piece| checksummer.update(piece));
+        checksummer.finish()
+    });
     request = match &checksum {
         Some(checksum) => request.checksum(checksum.clone()),
         None => request.no_checksum(),
     };
     let output = target
         .client
-        .upload_part(request, Body::from_bytes(bytes))
+        .upload_part(request, Body::from_chunks(payload))
         .await
         .map_err(|e| error::map(e, "UploadPart", target.location.as_ref()))?;
     let etag = output

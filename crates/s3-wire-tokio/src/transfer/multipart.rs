@@ -30,7 +30,7 @@ use s3_ops::{
 };
 use s3_xml::ETag;
 
-use crate::body::{Body, FileRange, ReadBuffers};
+use crate::body::{Body, FileRange, Pieces, ReadBuffers};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind, TransferFailure};
 use crate::memory::Admission;
@@ -147,7 +147,7 @@ pub(crate) enum Parts {
         buffers: Arc<ReadBuffers>,
     },
     /// Slices of the caller's bytes.
-    Bytes(Bytes),
+    Bytes(Pieces),
     /// Buffers read in order from a stream (`ReadPart`), admitted against the budget.
     Buffered { announced: Option<u64> },
     /// Ranges of an existing object, copied by the store (UploadPartCopy).
@@ -538,12 +538,15 @@ impl Driver {
                             && admission.as_ref().is_some_and(|a| a.bytes() >= len),
                     },
                     Parts::Copy(source) => PartBody::Copy(source.clone(), range.clone()),
-                    Parts::Bytes(bytes) => {
-                        PartBody::Bytes(bytes.slice(range.start as usize..range.end as usize))
-                    }
-                    Parts::Buffered { .. } => {
-                        PartBody::Bytes(self.buffers.get(&number).expect("a read part").0.clone())
-                    }
+                    Parts::Bytes(pieces) => PartBody::Bytes(pieces.slice(range.clone())),
+                    Parts::Buffered { .. } => PartBody::Bytes(
+                        self.buffers
+                            .get(&number)
+                            .expect("a read part")
+                            .0
+                            .clone()
+                            .into(),
+                    ),
                 };
                 let progress = self
                     .progress
@@ -961,7 +964,7 @@ enum PartBody {
         range: FileRange,
         whole: bool,
     },
-    Bytes(Bytes),
+    Bytes(Pieces),
     /// Copied by the store from this range of the source.
     Copy(CopySource, Range<u64>),
 }
@@ -987,7 +990,7 @@ async fn upload_part(
     // An in-memory part gets its checksum and, where the payload is signed, its SHA-256 in
     // one pass, off the runtime's thread when it is large; every attempt reuses them.
     let digests = || target.client.upload_digests(algorithm);
-    let (bytes, (sha256, checksum)) = match body {
+    let (data, (sha256, checksum)) = match body {
         // The client computes the checksum as it sends the part (a trailer), or ahead
         // together with the SHA-256 over plain HTTP (a header), reading the file again to
         // send it when the part could not be held whole.
@@ -1001,17 +1004,20 @@ async fn upload_part(
             let body = Body::file_region(range).with_progress(progress.clone());
             return send_part(target, request, body, algorithm, None, number, &progress).await;
         }
-        PartBody::File { range, whole: true } => read_whole_digested(&range, digests()).await?,
-        PartBody::Bytes(bytes) => {
-            let digested = digest_bytes(&bytes, digests()).await?;
-            (bytes, digested)
+        PartBody::File { range, whole: true } => {
+            let (bytes, digested) = read_whole_digested(&range, digests()).await?;
+            (bytes.into(), digested)
+        }
+        PartBody::Bytes(pieces) => {
+            let digested = digest_bytes(pieces.as_slice(), digests()).await?;
+            (pieces, digested)
         }
         PartBody::Copy(..) => unreachable!("copied above"),
     };
     if let Some(checksum) = &checksum {
         request = request.checksum(checksum.clone());
     }
-    let mut body = Body::from_bytes(bytes).with_progress(progress.clone());
+    let mut body = Body::from_pieces(data).with_progress(progress.clone());
     body.sha256 = sha256;
     send_part(
         target, request, body, algorithm, checksum, number, &progress,

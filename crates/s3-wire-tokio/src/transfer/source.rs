@@ -1,6 +1,6 @@
 //! What an upload reads from: a file (parts read concurrently by position, never copied),
-//! bytes in memory (parts are slices of them), or a stream / `AsyncRead` read in order into
-//! part buffers.
+//! bytes in memory, whole or in pieces (parts are slices of them), or a stream / `AsyncRead`
+//! read in order into part buffers.
 
 use std::fmt;
 use std::future::Future;
@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 use futures_core::Stream;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::body::{BodyError, BoxError, ByteStream};
+use crate::body::{BodyError, BoxError, ByteStream, Pieces};
 
 /// The data of an upload; see [`Client::upload`](crate::Client::upload).
 ///
@@ -22,6 +22,7 @@ use crate::body::{BodyError, BoxError, ByteStream};
 /// # async fn demo(socket: tokio::net::TcpStream) {
 /// let file = UploadSource::file("backup.tar"); // read in place, by position
 /// let bytes = UploadSource::bytes(vec![0u8; 1024]); // parts are slices, no copies
+/// let pieces = UploadSource::chunks([bytes::Bytes::from_static(b"a"), "b".into()]); // never joined
 /// let known = UploadSource::reader(socket, Some(10 << 30)); // read in order, 10 GiB
 /// # }
 /// ```
@@ -29,7 +30,7 @@ pub struct UploadSource(pub(crate) SourceKind);
 
 pub(crate) enum SourceKind {
     File(PathBuf),
-    Bytes(Bytes),
+    Bytes(Pieces),
     Sequential {
         reader: Box<dyn SequentialRead>,
         len: Option<u64>,
@@ -46,7 +47,14 @@ impl UploadSource {
     /// Bytes in memory; parts are slices of them (nothing is copied, and they count nothing
     /// against the client's memory budget: the caller already holds them).
     pub fn bytes(bytes: impl Into<Bytes>) -> Self {
-        Self(SourceKind::Bytes(bytes.into()))
+        Self(SourceKind::Bytes(Pieces::from(bytes.into())))
+    }
+
+    /// Bytes in memory in pieces, in order (object_store's `PutPayload` is a list of them):
+    /// as [`UploadSource::bytes`], without joining them into one buffer first. A part that
+    /// spans pieces is sent as slices of each.
+    pub fn chunks(chunks: impl IntoIterator<Item = Bytes>) -> Self {
+        Self(SourceKind::Bytes(Pieces::new(chunks)))
     }
 
     /// An `AsyncRead` read in order into part buffers (admitted against the client's memory
@@ -79,7 +87,7 @@ impl UploadSource {
     pub(crate) fn known_len(&self) -> Option<u64> {
         match &self.0 {
             SourceKind::File(_) => None,
-            SourceKind::Bytes(bytes) => Some(bytes.len() as u64),
+            SourceKind::Bytes(pieces) => Some(pieces.len()),
             SourceKind::Sequential { len, .. } => *len,
         }
     }
@@ -89,7 +97,7 @@ impl fmt::Debug for UploadSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             SourceKind::File(path) => f.debug_tuple("File").field(path).finish(),
-            SourceKind::Bytes(bytes) => f.debug_tuple("Bytes").field(&bytes.len()).finish(),
+            SourceKind::Bytes(pieces) => f.debug_tuple("Bytes").field(&pieces.len()).finish(),
             SourceKind::Sequential { len, .. } => f.debug_tuple("Sequential").field(len).finish(),
         }
     }

@@ -14,7 +14,7 @@ use s3_ops::ops::put_object::PutObject;
 use s3_ops::{BucketName, Checksum, ChecksumAlgorithm, ObjectAttributes, ObjectKey};
 use s3_xml::ETag;
 
-use crate::body::Body;
+use crate::body::{Body, Pieces};
 use crate::client::Client;
 use crate::error::{Cleanup, Error, TransferErrorKind};
 use crate::memory::{Admission, TooLarge};
@@ -233,14 +233,14 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
     // What one request may hold in memory: never more than the whole budget.
     let in_memory_limit = limit.min(budget.capacity().saturating_sub(1));
     match source.0 {
-        SourceKind::Bytes(bytes) if bytes.len() as u64 <= limit => {
-            put_whole(&target, bytes, &control).await
+        SourceKind::Bytes(pieces) if pieces.len() <= limit => {
+            put_whole(&target, pieces, &control).await
         }
-        SourceKind::Bytes(bytes) => {
-            let len = bytes.len() as u64;
+        SourceKind::Bytes(pieces) => {
+            let len = pieces.len();
             let options = multipart_options(&options).map_err(fail)?;
             let scheduler = UploadScheduler::new(len, &options).map_err(|e| fail(plan_error(e)))?;
-            Driver::new(target, control, scheduler, Parts::Bytes(bytes), None)
+            Driver::new(target, control, scheduler, Parts::Bytes(pieces), None)
                 .run()
                 .await
         }
@@ -262,7 +262,7 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                         .map_err(fail)?,
                 };
                 let (data, admission) = whole.snapshot(&path, fingerprint).map_err(fail)?;
-                let put = put_whole(&target, data, &control).await;
+                let put = put_whole(&target, data.into(), &control).await;
                 drop(admission);
                 return put;
             }
@@ -306,7 +306,7 @@ async fn run(builder: UploadBuilder, control: Arc<Control>) -> Result<UploadOutp
                 {
                     return Err(fail(length_error(announced, prefix.len() as u64)));
                 }
-                let put = put_whole(&target, prefix, &control).await;
+                let put = put_whole(&target, prefix.into(), &control).await;
                 drop(admission);
                 return put;
             }
@@ -536,8 +536,12 @@ async fn read_whole_later(
 
 /// One PutObject of `data` (in memory, so it is replayable, and checksummed and hashed once,
 /// in one pass, off the runtime's thread when it is large).
-async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<UploadOutput, Error> {
-    let len = data.len() as u64;
+async fn put_whole(
+    target: &Target,
+    data: Pieces,
+    control: &Control,
+) -> Result<UploadOutput, Error> {
+    let len = data.len();
     target.progress.set_total(len);
     let fail = |error: Error| target.failed(error, None, Cleanup::Nothing);
     if control.is_cancelled() {
@@ -546,7 +550,7 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
     let digests = target
         .client
         .upload_digests(target.single_request_algorithm);
-    let (sha256, checksum) = digest_bytes(&data, digests).await.map_err(fail)?;
+    let (sha256, checksum) = digest_bytes(data.as_slice(), digests).await.map_err(fail)?;
     let mut put = PutObject::new(target.bucket.clone(), target.key.clone())
         .attributes(target.attributes.clone());
     if target.create_only {
@@ -557,7 +561,7 @@ async fn put_whole(target: &Target, data: Bytes, control: &Control) -> Result<Up
         None => put.no_checksum(),
     };
     let part = PartProgress::new(target.progress.clone());
-    let mut body = Body::from_bytes(data).with_progress(part.clone());
+    let mut body = Body::from_pieces(data).with_progress(part.clone());
     body.sha256 = sha256;
     let stored = match target.client.put_object(put, body).await {
         Ok(output) => {
