@@ -349,15 +349,7 @@ async fn parallel_parts_stay_within_the_clients_memory_budget() {
 async fn payloads_in_pieces_are_stored_exactly() {
     const MIB: usize = 1 << 20;
     let server = support::local_s3().await;
-    server.create_bucket("pieces").await;
-    let client = s3_wire_tokio::Client::builder()
-        .endpoint(&server.endpoint)
-        .region(&server.region)
-        .static_credentials(&server.access_key, &server.secret_key, None)
-        .build()
-        .unwrap();
-    let store = S3WireStore::new(client, s3_wire_tokio::bucket("pieces").unwrap())
-        .with_url_encoded_listings(false);
+    let store = server.s3_wire("pieces", false).await;
     // Uneven pieces, one of them past what is hashed on the runtime's thread.
     let in_pieces = |seed: u8, len: usize| -> (Vec<u8>, object_store::PutPayload) {
         let data: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(seed)).collect();
