@@ -96,7 +96,7 @@ pub(crate) enum Source {
 /// Bytes in memory in one or more pieces, in order (object_store's `PutPayload` is such a
 /// list): sent, hashed and cut into parts piece by piece, since joining them would copy
 /// every byte once more.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Pieces {
     pieces: Arc<[Bytes]>,
     len: u64,
