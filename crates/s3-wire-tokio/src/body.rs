@@ -99,19 +99,27 @@ pub(crate) enum Source {
 #[derive(Clone)]
 pub(crate) struct Pieces {
     pieces: Arc<[Bytes]>,
-    len: u64,
+    /// Where each piece ends, from the first byte: a part is found by a binary search, so
+    /// cutting a long list into many parts does not walk it once per part.
+    ends: Arc<[u64]>,
 }
 
 impl Pieces {
     /// `pieces` in order, the empty ones left out.
     pub(crate) fn new(pieces: impl IntoIterator<Item = Bytes>) -> Self {
         let pieces: Arc<[Bytes]> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
-        let len = pieces.iter().map(|p| p.len() as u64).sum();
-        Self { pieces, len }
+        let ends = pieces
+            .iter()
+            .scan(0u64, |end, piece| {
+                *end += piece.len() as u64;
+                Some(*end)
+            })
+            .collect();
+        Self { pieces, ends }
     }
 
     pub(crate) fn len(&self) -> u64 {
-        self.len
+        self.ends.last().copied().unwrap_or(0)
     }
 
     pub(crate) fn as_slice(&self) -> &[Bytes] {
@@ -121,23 +129,21 @@ impl Pieces {
     /// The bytes `range` of these (which must lie within them), sharing their memory.
     pub(crate) fn slice(&self, range: Range<u64>) -> Self {
         assert!(
-            range.start <= range.end && range.end <= self.len,
+            range.start <= range.end && range.end <= self.len(),
             "range {range:?} of {} bytes",
-            self.len
+            self.len()
         );
+        // The first piece that ends after the range starts.
+        let first = self.ends.partition_point(|&end| end <= range.start);
         let mut taken = Vec::new();
-        let mut start = 0u64;
-        for piece in self.pieces.iter() {
-            let end = start + piece.len() as u64;
+        for (piece, &end) in self.pieces[first..].iter().zip(&self.ends[first..]) {
+            let start = end - piece.len() as u64;
             if start >= range.end {
                 break;
             }
-            if end > range.start {
-                let from = range.start.saturating_sub(start) as usize;
-                let to = (range.end.min(end) - start) as usize;
-                taken.push(piece.slice(from..to));
-            }
-            start = end;
+            let from = range.start.saturating_sub(start) as usize;
+            let to = (range.end.min(end) - start) as usize;
+            taken.push(piece.slice(from..to));
         }
         Self::new(taken)
     }
