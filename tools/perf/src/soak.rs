@@ -353,6 +353,10 @@ impl FaultProxy {
                     let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
                         return;
                     };
+                    // A relayed piece shorter than a segment must not wait for the peer's
+                    // delayed ACK (Nagle), or every small request through the proxy stalls.
+                    let _ = client.set_nodelay(true);
+                    let _ = server.set_nodelay(true);
                     if roll >= probability {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                         return;
