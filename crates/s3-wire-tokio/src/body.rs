@@ -126,6 +126,11 @@ impl Pieces {
         &self.pieces
     }
 
+    /// Where piece `index` starts (the length of all, past the last).
+    fn start_of(&self, index: usize) -> u64 {
+        index.checked_sub(1).map_or(0, |before| self.ends[before])
+    }
+
     /// The bytes `range` of these (which must lie within them), sharing their memory.
     pub(crate) fn slice(&self, range: Range<u64>) -> Self {
         assert!(
@@ -518,7 +523,6 @@ enum AttemptState {
         next: usize,
         /// What is left of the piece being sent.
         current: Bytes,
-        remaining: u64,
     },
     File {
         range: FileRange,
@@ -556,7 +560,6 @@ impl AttemptBody {
                 pieces: pieces.clone(),
                 next: 0,
                 current: Bytes::new(),
-                remaining: pieces.len(),
             },
             Source::File(range) => AttemptState::File {
                 range: range.clone(),
@@ -642,7 +645,11 @@ impl AttemptBody {
     fn remaining(&self) -> u64 {
         match &self.state {
             AttemptState::Bytes(bytes) => bytes.len() as u64,
-            AttemptState::Pieces { remaining, .. } => *remaining,
+            AttemptState::Pieces {
+                pieces,
+                next,
+                current,
+            } => pieces.len() - pieces.start_of(*next) + current.len() as u64,
             AttemptState::File { position, end, .. } => end - position,
             AttemptState::Stream {
                 announced,
@@ -682,24 +689,21 @@ impl http_body::Body for AttemptBody {
                 return Poll::Ready(None);
             }
             AttemptState::Bytes(bytes) => bytes.split_to(bytes.len().min(FRAME_SIZE)),
-            AttemptState::Pieces { remaining: 0, .. } => {
-                this.state = AttemptState::Done;
-                return Poll::Ready(None);
-            }
             AttemptState::Pieces {
                 pieces,
                 next,
                 current,
-                remaining,
             } => {
-                // Pieces are never empty (`Pieces::new`), so one step finds the next bytes.
                 if current.is_empty() {
-                    *current = pieces.as_slice()[*next].clone();
+                    // Pieces are never empty (`Pieces::new`): the next one has bytes.
+                    let Some(piece) = pieces.as_slice().get(*next) else {
+                        this.state = AttemptState::Done;
+                        return Poll::Ready(None);
+                    };
+                    *current = piece.clone();
                     *next += 1;
                 }
-                let frame = current.split_to(current.len().min(FRAME_SIZE));
-                *remaining -= frame.len() as u64;
-                frame
+                current.split_to(current.len().min(FRAME_SIZE))
             }
             AttemptState::File {
                 range,
