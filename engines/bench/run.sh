@@ -3,7 +3,9 @@
 # S3WireStore and through object_store's AmazonS3, side by side on one server, one query a
 # process, REPS repetitions alternating the stores' order; then the same query on Ballista
 # (a scheduler and two executors of one task slot each, S3WireStore in every process: the
-# ratio to one process, for scale); on local-s3 and on moto.
+# ratio to one process, for scale); on local-s3 and on moto. A server named with `+tls`
+# (`local-s3+tls`, `moto+tls`) is reached over TLS: the counting proxy in front of it serves
+# TLS with a CA made for the run, which every process trusts through AWS_CA_BUNDLE.
 #   engines/bench/run.sh OUT.jsonl [ROWS] [FILES] [REPS] [SERVERS]
 # Needs `cargo build --release --bins` (in engines/) and, for moto, the interop venv the
 # tests make (S3W_MOTO_PYTHON names its python).
@@ -39,7 +41,8 @@ for server in $servers; do
   done
   start=$(date +%s.%N)
   "$bench" generate "$upstream" bench "$rows" "$files"
-  echo "{\"server\":\"$server\",\"generated_s\":$(echo "$(date +%s.%N) - $start" | bc)}" >> "$out"
+  # (printf: bc writes .5 for 0.5, which is not JSON)
+  echo "{\"server\":\"$server\",\"generated_s\":$(printf '%.3f' "$(echo "$(date +%s.%N) - $start" | bc)")}" >> "$out"
   for rep in $(seq "$reps"); do
     for query in full-scan-aggregate selective-page-index projection-2-of-16 copy-back; do
       order="s3wire amazons3"; [ $((rep % 2)) = 0 ] && order="amazons3 s3wire"

@@ -10,12 +10,13 @@ meta_line() {
 # The value of KEY in the proxy's STATS file (0 before its first request).
 stat() { awk -v k="$2" '$1==k{print $2}' "$1" 2>/dev/null || echo 0; }
 
-# Starts SERVER (local-s3 or moto) and exports its credentials; sets $upstream (its
-# endpoint) and $keep (a descriptor: the server runs until it is closed).
+# Starts SERVER (local-s3 or moto; SERVER+tls starts the same, for start_proxy to put TLS in
+# front) and exports its credentials; sets $upstream (its endpoint) and $keep (a descriptor:
+# the server runs until it is closed).
 start_server() {
   local server=$1
   mkfifo "$scratch/$server.in"
-  case $server in
+  case ${server%+tls} in
     local-s3)
       export AWS_ACCESS_KEY_ID=local-s3-access-key AWS_SECRET_ACCESS_KEY=local-s3-secret-key-0123456789 AWS_REGION=us-east-1
       "$bench" serve-local-s3 < "$scratch/$server.in" > "$scratch/$server.out" &
@@ -32,12 +33,16 @@ start_server() {
 }
 
 # Starts the counting proxy in front of $upstream, counting into $scratch/SERVER.stats; sets
-# $proxy (its endpoint) and $proxy_pid.
+# $proxy (its endpoint) and $proxy_pid. For SERVER+tls the proxy serves TLS, and
+# AWS_CA_BUNDLE names its CA for the processes started after it (unset otherwise).
 start_proxy() {
-  local server=$1
+  local server=$1 tls=()
+  unset AWS_CA_BUNDLE
+  case $server in *+tls) tls=("$scratch/$server.ca.pem") ;; esac
   # Without the fifo's writing end: the server sees its end when the script closes it.
-  "$bench" proxy "$upstream" "$scratch/$server.stats" > "$scratch/$server.proxy" {keep}>&- &
+  "$bench" proxy "$upstream" "$scratch/$server.stats" "${tls[@]}" > "$scratch/$server.proxy" {keep}>&- &
   proxy_pid=$!
   until [ -s "$scratch/$server.proxy" ]; do sleep 0.1; done
   proxy=$(head -1 "$scratch/$server.proxy")
+  if [ ${#tls[@]} -gt 0 ]; then export AWS_CA_BUNDLE=${tls[0]}; fi
 }

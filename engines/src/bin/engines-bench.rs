@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! engines-bench serve-local-s3                       # prints its endpoint, runs until stdin closes
-//! engines-bench proxy UPSTREAM STATS_FILE            # counts requests and bytes; prints its endpoint
+//! engines-bench proxy UPSTREAM STATS_FILE [CA_FILE]  # counts requests and bytes; prints its endpoint
 //! engines-bench generate ENDPOINT BUCKET ROWS FILES  # writes lineitem/ through S3WireStore
 //! engines-bench query ENDPOINT BUCKET STORE QUERY    # prints one JSON line
 //! engines-bench free-port                            # a port nothing listens on
@@ -15,6 +15,8 @@
 //! (S3WireStore in each; their CPU and memory are not this process's).
 //!
 //! Credentials: `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_REGION` of the server.
+//! Given CA_FILE, the proxy serves TLS with a certificate for 127.0.0.1 from a CA it makes and
+//! writes there; `query` has both stores trust the CA named by `AWS_CA_BUNDLE`.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -183,7 +185,7 @@ fn lineitem(first: u64, rows: u64) -> RecordBatch {
 }
 
 fn s3_wire(endpoint: &str, bucket: &str) -> Result<Arc<dyn ObjectStore>, Failure> {
-    let env = s3_wire_tokio::credentials::MapEnv::new()
+    let mut env = s3_wire_tokio::credentials::MapEnv::new()
         .with_var("AWS_ENDPOINT_URL", endpoint)
         .with_var("AWS_REGION", std::env::var("AWS_REGION")?)
         .with_var("AWS_ACCESS_KEY_ID", std::env::var("AWS_ACCESS_KEY_ID")?)
@@ -192,36 +194,44 @@ fn s3_wire(endpoint: &str, bucket: &str) -> Result<Arc<dyn ObjectStore>, Failure
             std::env::var("AWS_SECRET_ACCESS_KEY")?,
         )
         .with_home("/nonexistent");
+    if let Ok(ca_file) = std::env::var("AWS_CA_BUNDLE") {
+        env = env.with_var("AWS_CA_BUNDLE", ca_file);
+    }
     Ok(Arc::new(S3WireStore::from_env_with(bucket, Arc::new(env))?))
 }
 
 fn amazon_s3(endpoint: &str, bucket: &str) -> Result<Arc<dyn ObjectStore>, Failure> {
+    // Client options hold `allow_http` too: the builder's `with_client_options` replaces them.
+    let mut options = object_store::ClientOptions::new().with_allow_http(true);
+    if let Ok(ca_file) = std::env::var("AWS_CA_BUNDLE") {
+        let pem = std::fs::read(&ca_file).map_err(|e| format!("{ca_file}: {e}"))?;
+        options = options.with_root_certificate(object_store::Certificate::from_pem(&pem)?);
+    }
     Ok(Arc::new(
         object_store::aws::AmazonS3Builder::new()
             .with_endpoint(endpoint)
             .with_region(std::env::var("AWS_REGION")?)
             .with_access_key_id(std::env::var("AWS_ACCESS_KEY_ID")?)
             .with_secret_access_key(std::env::var("AWS_SECRET_ACCESS_KEY")?)
-            .with_allow_http(true)
             .with_virtual_hosted_style_request(false)
             .with_bucket_name(bucket)
+            .with_client_options(options)
             .build()?,
     ))
 }
 
-/// User + system CPU of this process, all threads (`/proc/self/stat`, in USER_HZ = 100 ticks).
+/// User + system CPU of this process, all threads, to the nanosecond
+/// (`CLOCK_PROCESS_CPUTIME_ID`; `/proc/self/stat` counts 10 ms ticks, too coarse for a query
+/// of a few hundred milliseconds).
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    (ticks(11) + ticks(12)) as f64 / 100.0
+    // SAFETY: `now` is a valid, writable timespec for the duration of the call.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    now.tv_sec as f64 + now.tv_nsec as f64 / 1e9
 }
 
 /// The peak resident set of this process (`VmHWM`).
@@ -317,79 +327,120 @@ async fn query(endpoint: &str, bucket: &str, store: &str, name: &str) -> Result<
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
     println!(
-        "{{\"store\":\"{store}\",\"query\":\"{name}\",\"wall_s\":{wall:.4},\"cpu_s\":{cpu:.4},\"peak_rss_kib\":{},\"result_fnv\":\"{digest:016x}\"}}",
+        "{{\"store\":\"{store}\",\"query\":\"{name}\",\"wall_s\":{wall:.4},\"cpu_s\":{cpu:.6},\"peak_rss_kib\":{},\"result_fnv\":\"{digest:016x}\"}}",
         peak_rss_kib()
     );
     Ok(())
 }
 
-/// A loopback TCP proxy counting HTTP requests (request lines at the start of what the
-/// client sends) and the bytes the server sends back; writes `requests N` and `bytes N` to
-/// `stats` after every change.
-async fn proxy(upstream: String, stats: String) -> Result<(), Failure> {
+/// A loopback proxy counting HTTP requests (request lines at the start of what the client
+/// sends) and the bytes the server sends back; writes `requests N` and `bytes N` to `stats`
+/// after every change. Given `ca_file`, it serves TLS (TLS 1.3 and 1.2, HTTP/1.1) with a
+/// certificate for 127.0.0.1 issued by a CA made for the run, whose PEM it writes there, and
+/// relays the plaintext to `upstream`: requests and bytes are counted alike either way.
+async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    println!("http://{}", listener.local_addr()?);
-    std::io::stdout().flush()?;
-    let requests = Arc::new(AtomicU64::new(0));
-    let bytes = Arc::new(AtomicU64::new(0));
-    let upstream = upstream.trim_start_matches("http://").to_owned();
-    let write_stats = {
-        let (requests, bytes) = (requests.clone(), bytes.clone());
-        move || {
-            let text = format!(
-                "requests {}\nbytes {}\n",
-                requests.load(Ordering::Relaxed),
-                bytes.load(Ordering::Relaxed)
-            );
-            let _ = std::fs::write(&stats, text);
+    let acceptor = match &ca_file {
+        Some(path) => {
+            let ca = pki::TestCa::new("s3-wire engines bench CA");
+            let leaf = ca.issue(&["127.0.0.1", "localhost"]);
+            std::fs::write(path, ca.pem()).map_err(|e| format!("{path}: {e}"))?;
+            let config = pki::server_config(&leaf, pki::DEFAULT_VERSIONS, &[b"http/1.1"]);
+            Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
         }
+        None => None,
     };
-    let write_stats = Arc::new(write_stats);
+    let scheme = if acceptor.is_some() { "https" } else { "http" };
+    println!("{scheme}://{}", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    let counts = Arc::new(Counts {
+        requests: AtomicU64::new(0),
+        bytes: AtomicU64::new(0),
+        stats,
+    });
+    let upstream = upstream.trim_start_matches("http://").to_owned();
     loop {
-        let (mut client, _) = listener.accept().await?;
-        let mut server = tokio::net::TcpStream::connect(&upstream).await?;
+        let (client, _) = listener.accept().await?;
+        let server = tokio::net::TcpStream::connect(&upstream).await?;
         // Relayed as soon as read: with Nagle's algorithm on, a relayed tail shorter than a
         // segment waits for the peer's delayed ACK, which no direct connection does.
         client.set_nodelay(true)?;
         server.set_nodelay(true)?;
-        let (requests, bytes, write_stats) = (requests.clone(), bytes.clone(), write_stats.clone());
+        let (acceptor, counts) = (acceptor.clone(), counts.clone());
+        // The handshake in the connection's task, so that one client's does not hold up the
+        // next accept.
         tokio::spawn(async move {
-            let (mut client_read, mut client_write) = client.split();
-            let (mut server_read, mut server_write) = server.split();
-            let upward = async {
-                let mut buffer = vec![0u8; 256 * 1024];
-                loop {
-                    let read = client_read.read(&mut buffer).await?;
-                    if read == 0 {
-                        return Ok::<_, std::io::Error>(());
+            match acceptor {
+                Some(acceptor) => {
+                    if let Ok(client) = acceptor.accept(client).await {
+                        relay(client, server, &counts).await;
                     }
-                    let chunk = &buffer[..read];
-                    let starts = [&b"GET /"[..], b"PUT /", b"HEAD /", b"POST /", b"DELETE /"];
-                    if starts.iter().any(|s| chunk.starts_with(s)) {
-                        requests.fetch_add(1, Ordering::Relaxed);
-                        write_stats();
-                    }
-                    server_write.write_all(chunk).await?;
                 }
-            };
-            let downward = async {
-                let mut buffer = vec![0u8; 256 * 1024];
-                loop {
-                    let read = server_read.read(&mut buffer).await?;
-                    if read == 0 {
-                        return Ok::<_, std::io::Error>(());
-                    }
-                    bytes.fetch_add(read as u64, Ordering::Relaxed);
-                    client_write.write_all(&buffer[..read]).await?;
-                }
-            };
-            tokio::select! {
-                _ = upward => {}
-                _ = downward => {}
+                None => relay(client, server, &counts).await,
             }
-            write_stats();
         });
     }
+}
+
+/// What the proxy counted, and the file it writes the counts to.
+struct Counts {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+    stats: String,
+}
+
+impl Counts {
+    fn write(&self) {
+        let text = format!(
+            "requests {}\nbytes {}\n",
+            self.requests.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed)
+        );
+        let _ = std::fs::write(&self.stats, text);
+    }
+}
+
+/// Relays one connection both ways until either side ends it, counting as it goes.
+async fn relay<C>(client: C, mut server: tokio::net::TcpStream, counts: &Counts)
+where
+    C: tokio::io::AsyncRead + tokio::io::AsyncWrite,
+{
+    let (mut client_read, mut client_write) = tokio::io::split(client);
+    let (mut server_read, mut server_write) = server.split();
+    let upward = async {
+        let mut buffer = vec![0u8; 256 * 1024];
+        loop {
+            let read = client_read.read(&mut buffer).await?;
+            if read == 0 {
+                return Ok::<_, std::io::Error>(());
+            }
+            let chunk = &buffer[..read];
+            let starts = [&b"GET /"[..], b"PUT /", b"HEAD /", b"POST /", b"DELETE /"];
+            if starts.iter().any(|s| chunk.starts_with(s)) {
+                counts.requests.fetch_add(1, Ordering::Relaxed);
+                counts.write();
+            }
+            server_write.write_all(chunk).await?;
+        }
+    };
+    let downward = async {
+        let mut buffer = vec![0u8; 256 * 1024];
+        loop {
+            let read = server_read.read(&mut buffer).await?;
+            if read == 0 {
+                return Ok::<_, std::io::Error>(());
+            }
+            counts.bytes.fetch_add(read as u64, Ordering::Relaxed);
+            client_write.write_all(&buffer[..read]).await?;
+            // A TLS stream holds what it encrypted until flushed.
+            client_write.flush().await?;
+        }
+    };
+    tokio::select! {
+        _ = upward => {}
+        _ = downward => {}
+    }
+    counts.write();
 }
 
 #[tokio::main]
@@ -406,7 +457,15 @@ async fn main() -> Result<(), Failure> {
             drop(server);
             Ok(())
         }
-        ["proxy", upstream, stats] => proxy(upstream.to_string(), stats.to_string()).await,
+        ["proxy", upstream, stats] => proxy(upstream.to_string(), stats.to_string(), None).await,
+        ["proxy", upstream, stats, ca_file] => {
+            proxy(
+                upstream.to_string(),
+                stats.to_string(),
+                Some(ca_file.to_string()),
+            )
+            .await
+        }
         ["generate", endpoint, bucket, rows, files] => {
             generate(endpoint, bucket, rows.parse()?, files.parse()?).await
         }
@@ -415,6 +474,17 @@ async fn main() -> Result<(), Failure> {
             println!("{}", std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port());
             Ok(())
         }
-        _ => Err("usage: engines-bench serve-local-s3 | proxy UPSTREAM STATS | generate ENDPOINT BUCKET ROWS FILES | query ENDPOINT BUCKET STORE QUERY | free-port".into()),
+        _ => Err("usage: engines-bench serve-local-s3 | proxy UPSTREAM STATS [CA_FILE] | generate ENDPOINT BUCKET ROWS FILES | query ENDPOINT BUCKET STORE QUERY | free-port".into()),
     }
 }
+
+// The proxy's certificates: the test PKI of crates/s3-wire-tokio/tests/support, as
+// tools/perf's null-tls server takes it (one certificate generator in the repository).
+#[path = "../../../crates/s3-wire-tokio/tests/support/base64.rs"]
+mod base64_encoding;
+#[path = "../../../crates/s3-wire-tokio/tests/support/pki.rs"]
+#[allow(dead_code)]
+mod pki;
+
+// pki.rs writes PEM with its parent's `base64`.
+use base64_encoding::base64;
