@@ -1,18 +1,24 @@
 # AmazonS3 ÷ S3WireStore per cell of an engines/bench/run.sh output: the medians' ratio, a 95 %
 # interval by bootstrap of the repetitions (pairs resampled, 10,000 draws, seed 1), and a sign
-# test of the repetitions where S3WireStore was at least as fast.
-#   python3 measurements/raw/engines-interval.py OUT.jsonl
+# test of the repetitions where S3WireStore took no more. METRIC is wall_s (the default) or
+# cpu_s; the servers are those of the run, in its order.
+#   python3 measurements/raw/engines-interval.py OUT.jsonl [METRIC]
 import json,sys,statistics as st,collections,random
+from math import comb
+metric=sys.argv[2] if len(sys.argv)>2 else 'wall_s'
 rows=[json.loads(l) for l in open(sys.argv[1])]
 d=collections.defaultdict(dict)
+servers=[]
 for r in rows:
-    if r.get('store') in ('s3wire','amazons3'): d[(r['server'],r['query'])].setdefault(r['rep'],{})[r['store']]=r['wall_s']
+    if r.get('store') in ('s3wire','amazons3'):
+        if r['server'] not in servers: servers.append(r['server'])
+        d[(r['server'],r['query'])].setdefault(r['rep'],{})[r['store']]=r[metric]
 names=['full-scan-aggregate','selective-page-index','projection-2-of-16','copy-back']
 random.seed(1)
-print('| server | query | AmazonS3 ÷ S3WireStore, medians | 95 % interval (bootstrap of the pairs, 10,000 draws) | reps S3WireStore faster | sign test, two-sided p |')
+print(f'{metric}:')
+print('| server | query | AmazonS3 ÷ S3WireStore, medians | 95 % interval (bootstrap of the pairs, 10,000 draws) | reps S3WireStore took no more | sign test, two-sided p |')
 print('|---|---|---:|---|---:|---:|')
-from math import comb
-for server in ['local-s3','moto']:
+for server in servers:
   for q in names:
     pairs=[(v['s3wire'],v['amazons3']) for v in d[(server,q)].values()]
     n=len(pairs)
