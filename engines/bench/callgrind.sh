@@ -3,10 +3,9 @@
 # its own under callgrind, through S3WireStore and through object_store's AmazonS3,
 # alternating, on SERVER (local-s3 unless named; `local-s3+tls` over TLS, as in run.sh) behind
 # the counting proxy (the server and the proxy run natively: only the query's process is
-# counted). Instruction counts do not depend on the
-# machine's load, which the wall and CPU times of run.sh do. The query `baseline` reads
-# nothing: it is what each process costs before its query (the store made, the table's
-# footers read).
+# counted). Instruction counts do not depend on the machine's load, which the wall and CPU
+# times of run.sh do. The query `baseline` reads nothing: it is what each process costs
+# before its query (the store made, the table's footers read).
 #   engines/bench/callgrind.sh OUT.jsonl [ROWS] [FILES] [REPS] [SERVER]
 # Needs `cargo build --release --bins` (in engines/) and valgrind.
 set -euo pipefail

@@ -36,13 +36,13 @@ start_server() {
 # $proxy (its endpoint) and $proxy_pid. For SERVER+tls the proxy serves TLS, and
 # AWS_CA_BUNDLE names its CA for the processes started after it (unset otherwise).
 start_proxy() {
-  local server=$1 tls=()
+  local server=$1 ca_file=
   unset AWS_CA_BUNDLE
-  case $server in *+tls) tls=("$scratch/$server.ca.pem") ;; esac
+  case $server in *+tls) ca_file=$scratch/$server.ca.pem ;; esac
   # Without the fifo's writing end: the server sees its end when the script closes it.
-  "$bench" proxy "$upstream" "$scratch/$server.stats" "${tls[@]}" > "$scratch/$server.proxy" {keep}>&- &
+  "$bench" proxy "$upstream" "$scratch/$server.stats" ${ca_file:+"$ca_file"} > "$scratch/$server.proxy" {keep}>&- &
   proxy_pid=$!
   until [ -s "$scratch/$server.proxy" ]; do sleep 0.1; done
   proxy=$(head -1 "$scratch/$server.proxy")
-  if [ ${#tls[@]} -gt 0 ]; then export AWS_CA_BUNDLE=${tls[0]}; fi
+  if [ -n "$ca_file" ]; then export AWS_CA_BUNDLE=$ca_file; fi
 }
