@@ -405,42 +405,44 @@ async fn relay<C>(client: C, mut server: tokio::net::TcpStream, counts: &Counts)
 where
     C: tokio::io::AsyncRead + tokio::io::AsyncWrite,
 {
-    let (mut client_read, mut client_write) = tokio::io::split(client);
-    let (mut server_read, mut server_write) = server.split();
-    let upward = async {
-        let mut buffer = vec![0u8; 256 * 1024];
-        loop {
-            let read = client_read.read(&mut buffer).await?;
-            if read == 0 {
-                return Ok::<_, std::io::Error>(());
-            }
-            let chunk = &buffer[..read];
-            let starts = [&b"GET /"[..], b"PUT /", b"HEAD /", b"POST /", b"DELETE /"];
-            if starts.iter().any(|s| chunk.starts_with(s)) {
-                counts.requests.fetch_add(1, Ordering::Relaxed);
-                counts.write();
-            }
-            server_write.write_all(chunk).await?;
+    let (client_read, client_write) = tokio::io::split(client);
+    let (server_read, server_write) = server.split();
+    let starts = [&b"GET /"[..], b"PUT /", b"HEAD /", b"POST /", b"DELETE /"];
+    let upward = forward(client_read, server_write, |chunk| {
+        if starts.iter().any(|s| chunk.starts_with(s)) {
+            counts.requests.fetch_add(1, Ordering::Relaxed);
+            counts.write();
         }
-    };
-    let downward = async {
-        let mut buffer = vec![0u8; 256 * 1024];
-        loop {
-            let read = server_read.read(&mut buffer).await?;
-            if read == 0 {
-                return Ok::<_, std::io::Error>(());
-            }
-            counts.bytes.fetch_add(read as u64, Ordering::Relaxed);
-            client_write.write_all(&buffer[..read]).await?;
-            // A TLS stream holds what it encrypted until flushed.
-            client_write.flush().await?;
-        }
-    };
+    });
+    let downward = forward(server_read, client_write, |chunk| {
+        counts
+            .bytes
+            .fetch_add(chunk.len() as u64, Ordering::Relaxed);
+    });
     tokio::select! {
         _ = upward => {}
         _ = downward => {}
     }
     counts.write();
+}
+
+/// Copies `from` to `to` until `from` ends, showing `seen` each piece as it passes.
+async fn forward<R, W>(mut from: R, mut to: W, mut seen: impl FnMut(&[u8])) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        let read = from.read(&mut buffer).await?;
+        if read == 0 {
+            return Ok(());
+        }
+        seen(&buffer[..read]);
+        to.write_all(&buffer[..read]).await?;
+        // A TLS stream holds what it encrypted until flushed (a no-op on TCP).
+        to.flush().await?;
+    }
 }
 
 #[tokio::main]
