@@ -333,9 +333,9 @@ async fn query(endpoint: &str, bucket: &str, store: &str, name: &str) -> Result<
     Ok(())
 }
 
-/// A loopback proxy counting HTTP requests (request lines at the start of what the client
-/// sends) and the bytes the server sends back; writes `requests N` and `bytes N` to `stats`
-/// after every change. Given `ca_file`, it serves TLS (TLS 1.3 and 1.2, HTTP/1.1) with a
+/// A loopback proxy counting the connections clients open, HTTP requests (request lines at
+/// the start of what the client sends) and the bytes the server sends back; writes
+/// `connections N`, `requests N` and `bytes N` to `stats` after every change. Given `ca_file`, it serves TLS (TLS 1.3 and 1.2, HTTP/1.1) with a
 /// certificate for 127.0.0.1 issued by a CA made for the run, whose PEM it writes there, and
 /// relays the plaintext to `upstream`: requests and bytes are counted alike either way.
 async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Result<(), Failure> {
@@ -354,6 +354,7 @@ async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Resu
     println!("{scheme}://{}", listener.local_addr()?);
     std::io::stdout().flush()?;
     let counts = Arc::new(Counts {
+        connections: AtomicU64::new(0),
         requests: AtomicU64::new(0),
         bytes: AtomicU64::new(0),
         stats,
@@ -361,6 +362,8 @@ async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Resu
     let upstream = upstream.trim_start_matches("http://").to_owned();
     loop {
         let (client, _) = listener.accept().await?;
+        counts.connections.fetch_add(1, Ordering::Relaxed);
+        counts.write();
         let server = tokio::net::TcpStream::connect(&upstream).await?;
         // Relayed as soon as read: with Nagle's algorithm on, a relayed tail shorter than a
         // segment waits for the peer's delayed ACK, which no direct connection does.
@@ -384,6 +387,7 @@ async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Resu
 
 /// What the proxy counted, and the file it writes the counts to.
 struct Counts {
+    connections: AtomicU64,
     requests: AtomicU64,
     bytes: AtomicU64,
     stats: String,
@@ -392,7 +396,8 @@ struct Counts {
 impl Counts {
     fn write(&self) {
         let text = format!(
-            "requests {}\nbytes {}\n",
+            "connections {}\nrequests {}\nbytes {}\n",
+            self.connections.load(Ordering::Relaxed),
             self.requests.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed)
         );
