@@ -1,7 +1,8 @@
 # The per-cell table of an engines/bench/run.sh output: for each server and query, each store's
 # wall time (median [min–max]) and median CPU time, AmazonS3 ÷ S3WireStore for both, the
 # repetitions where S3WireStore took no more wall time, peak RSS, requests and bytes from the
-# server (the proxy's counts, as ranges where repetitions differ), and whether every
+# server (the proxy's counts, as ranges where repetitions differ; the connections clients
+# opened too, in runs that counted them), and whether every
 # repetition's result was the same for both stores (Ballista's included).
 #   python3 measurements/raw/engines-table.py OUT.jsonl
 import json,sys,statistics as st,collections
@@ -18,8 +19,10 @@ ratio=lambda a,b: f'{a/b:.2f}×' if b else '—'
 def span(values):
     lo,hi=min(values),max(values)
     return f'{lo:,}' if lo==hi else f'{lo:,}–{hi:,}'
-print('| server | query | S3WireStore wall (s) | AmazonS3 wall (s) | AmazonS3 ÷ S3WireStore, wall | reps S3WireStore took no more wall | CPU s, medians (ours / AmazonS3) | AmazonS3 ÷ S3WireStore, CPU | peak RSS MiB (ours / AmazonS3) | requests (ours / AmazonS3) | bytes from the server (ours / AmazonS3) | results |')
-print('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+connections=any('connections' in r for r in rows)
+print('| server | query | S3WireStore wall (s) | AmazonS3 wall (s) | AmazonS3 ÷ S3WireStore, wall | reps S3WireStore took no more wall | CPU s, medians (ours / AmazonS3) | AmazonS3 ÷ S3WireStore, CPU | peak RSS MiB (ours / AmazonS3) | requests (ours / AmazonS3) | '
+      + ('connections (ours / AmazonS3) | ' if connections else '') + 'bytes from the server (ours / AmazonS3) | results |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|' + ('---:|' if connections else '') + '---:|---|')
 for server in servers:
   for q in names:
     c=cells[(server,q)]; ours,theirs=c['s3wire'],c['amazons3']
@@ -31,13 +34,15 @@ for server in servers:
           f"| {med(ours,'cpu_s'):.3f} / {med(theirs,'cpu_s'):.3f} | {ratio(med(theirs,'cpu_s'),med(ours,'cpu_s'))} "
           f"| {med(ours,'peak_rss_kib')/1024:.1f} / {med(theirs,'peak_rss_kib')/1024:.1f} "
           f"| {span([x['requests'] for x in ours])} / {span([x['requests'] for x in theirs])} "
-          f"| {span([x['bytes_from_server'] for x in ours])} / {span([x['bytes_from_server'] for x in theirs])} "
+          + (f"| {span([x['connections'] for x in ours])} / {span([x['connections'] for x in theirs])} " if connections else '')
+          + f"| {span([x['bytes_from_server'] for x in ours])} / {span([x['bytes_from_server'] for x in theirs])} "
           f"| {'identical' if len(digests)==1 else 'DIFFER: '+', '.join(sorted(digests))} |")
 print()
-print('| server | query | Ballista wall (s) | ÷ one process (S3WireStore) | requests |')
-print('|---|---|---:|---:|---:|')
+print('| server | query | Ballista wall (s) | ÷ one process (S3WireStore) | requests |' + (' connections |' if connections else ''))
+print('|---|---|---:|---:|---:|' + ('---:|' if connections else ''))
 for server in servers:
   for q in names:
     c=cells[(server,q)]; b=c['ballista']
     if not b: continue
-    print(f"| {server} | {q} | {med(b,'wall_s'):.3f} [{min(x['wall_s'] for x in b):.3f}–{max(x['wall_s'] for x in b):.3f}] | {med(b,'wall_s')/med(c['s3wire'],'wall_s'):.2f}× | {span([x['requests'] for x in b])} |")
+    print(f"| {server} | {q} | {med(b,'wall_s'):.3f} [{min(x['wall_s'] for x in b):.3f}–{max(x['wall_s'] for x in b):.3f}] | {med(b,'wall_s')/med(c['s3wire'],'wall_s'):.2f}× | {span([x['requests'] for x in b])} |"
+          + (f" {span([x['connections'] for x in b])} |" if connections else ''))
