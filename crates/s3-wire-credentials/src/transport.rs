@@ -1,5 +1,6 @@
 //! How the HTTP clients of the credential sources, and s3-wire's own, are built: one
-//! `reqwest` client per configuration, TLS by rustls with the `ring` provider, the
+//! `reqwest` client per configuration, TLS by rustls with the program's default crypto
+//! provider if it installed one (otherwise `ring`: [`crypto_provider`]), the
 //! platform's root certificates and what the caller adds (CA bundles, a client
 //! certificate), and the proxy the caller or the environment names. s3-wire-tokio builds
 //! its S3 clients here too, so a client and its credential sources trust the same roots,
@@ -309,6 +310,9 @@ impl rustls::client::danger::ServerCertVerifier for PlatformVerifier {
 fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, BuildError> {
     /// What a configuration was built for.
     struct Trust {
+        /// With the program's default provider, not ring (installed once per process: a
+        /// client built before it was installed keeps ring).
+        installed_provider: bool,
         http2: bool,
         platform_roots: bool,
         accept_invalid: bool,
@@ -318,15 +322,18 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Bu
     if tls.identity.is_some() {
         return build_tls_config(http2, tls);
     }
+    let installed_provider = rustls::crypto::CryptoProvider::get_default().is_some();
     BUILT.get_or_build(
         |trust| {
-            trust.http2 == http2
+            trust.installed_provider == installed_provider
+                && trust.http2 == http2
                 && trust.platform_roots == tls.platform_roots
                 && trust.accept_invalid == tls.accept_invalid
                 && trust.extra_roots == tls.extra_roots
         },
         || {
             let trust = Trust {
+                installed_provider,
                 http2,
                 platform_roots: tls.platform_roots,
                 accept_invalid: tls.accept_invalid,
@@ -337,16 +344,29 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Bu
     )
 }
 
-/// Builds a rustls configuration: the `ring` provider; the platform's root certificates
-/// (plus extra roots, loaded at the first handshake: [`PlatformVerifier`]), only the given
-/// roots, or (asked for by name) none; a client certificate if one is set.
+/// The crypto provider of TLS: the program's default if it installed one
+/// (`CryptoProvider::install_default`: aws-lc-rs, its FIPS build, or any other), so that
+/// s3-wire speaks TLS with what the program chose; otherwise `ring`, which s3-wire builds
+/// with. True with the program's default.
+fn crypto_provider() -> (Arc<rustls::crypto::CryptoProvider>, bool) {
+    match rustls::crypto::CryptoProvider::get_default() {
+        Some(installed) => (installed.clone(), true),
+        None => (Arc::new(rustls::crypto::ring::default_provider()), false),
+    }
+}
+
+/// Builds a rustls configuration: the provider of [`crypto_provider`]; the platform's root
+/// certificates (plus extra roots, loaded at the first handshake: [`PlatformVerifier`]),
+/// only the given roots, or (asked for by name) none; a client certificate if one is set.
 fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, BuildError> {
-    static PLATFORM_ONLY: OnceLock<Arc<PlatformVerifier>> = OnceLock::new();
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // The platform's roots alone: one verifier with ring, one with the installed provider
+    // (a process installs its default at most once).
+    static PLATFORM_ONLY: [OnceLock<Arc<PlatformVerifier>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let (provider, installed) = crypto_provider();
     let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> = if tls.accept_invalid {
         Arc::new(AcceptAnyCertificate(provider.clone()))
     } else if tls.is_platform_only() {
-        PLATFORM_ONLY
+        PLATFORM_ONLY[usize::from(installed)]
             .get_or_init(|| Arc::new(PlatformVerifier::new(Vec::new(), provider.clone())))
             .clone()
     } else if tls.platform_roots {

@@ -113,8 +113,9 @@
 //!
 //! **Requests.** Every attempt is built by `s3-ops`, signed anew by
 //! `s3-sigv4` (one signer and signing-key cache per client) and sent over one
-//! shared connection pool (`reqwest`, rustls with the `ring` provider and the
-//! platform's roots, HTTP/1.1; HTTP/2 with the `http2` feature). Proxies
+//! shared connection pool (`reqwest`, rustls with the program's default crypto
+//! provider if it installed one and `ring` otherwise, the platform's roots,
+//! HTTP/1.1; HTTP/2 with the `http2` feature). Proxies
 //! come from `HTTP_PROXY` / `HTTPS_PROXY` / `ALL_PROXY` / `NO_PROXY`, read when
 //! the client is built (HTTPS through a proxy is tunnelled with `CONNECT`); a
 //! loopback endpoint (`localhost`, `127.0.0.0/8`, `::1`) is always called

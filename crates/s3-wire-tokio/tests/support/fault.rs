@@ -264,6 +264,8 @@ pub struct TlsSession {
     pub version: Option<rustls::ProtocolVersion>,
     /// The negotiated ALPN protocol, if any.
     pub alpn: Option<Vec<u8>>,
+    /// The negotiated cipher suite.
+    pub cipher_suite: Option<rustls::CipherSuite>,
 }
 
 /// The most raw client bytes a [`FaultServer::start_tls_with`] server keeps.
@@ -473,6 +475,7 @@ fn record_session(shared: &Mutex<Shared>, session: &rustls::ServerConnection) ->
     lock(shared).sessions.push(TlsSession {
         version: session.protocol_version(),
         alpn,
+        cipher_suite: session.negotiated_cipher_suite().map(|suite| suite.suite()),
     });
     h2
 }
