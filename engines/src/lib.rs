@@ -282,11 +282,15 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> Result<String> {
     Ok(pretty_format_batches(&batches)?.to_string())
 }
 
-/// Sets aws-lc-rs as the process's rustls provider: s3-wire's reqwest is built without one,
-/// and the engines' graph brings two (ring and aws-lc-rs, deltalake's), so rustls cannot pick
-/// one itself.
+/// Sets aws-lc-rs as the process's rustls provider, or ring with `ENGINES_TLS_PROVIDER=ring`:
+/// s3-wire's reqwest is built without one, and the engines' graph brings two (ring and
+/// aws-lc-rs, deltalake's), so rustls cannot pick one itself. S3WireStore and object_store's
+/// AmazonS3 both speak TLS with it.
 pub fn install_crypto_provider() {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    let _ = match std::env::var("ENGINES_TLS_PROVIDER").as_deref() {
+        Ok("ring") => rustls::crypto::ring::default_provider().install_default(),
+        _ => rustls::crypto::aws_lc_rs::default_provider().install_default(),
+    };
 }
 
 /// delta-rs on S3WireStore: the log store for `s3://` table locations.
