@@ -320,9 +320,9 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Bu
     }
     static BUILT: RecentlyBuilt<Trust, rustls::ClientConfig> = RecentlyBuilt::new();
     if tls.identity.is_some() {
-        return build_tls_config(http2, tls);
+        return build_tls_config(http2, tls, crypto_provider());
     }
-    let installed_provider = rustls::crypto::CryptoProvider::get_default().is_some();
+    let (provider, installed_provider) = crypto_provider();
     BUILT.get_or_build(
         |trust| {
             trust.installed_provider == installed_provider
@@ -339,7 +339,8 @@ fn tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, Bu
                 accept_invalid: tls.accept_invalid,
                 extra_roots: tls.extra_roots.clone(),
             };
-            Ok((trust, build_tls_config(http2, tls)?))
+            let config = build_tls_config(http2, tls, (provider, installed_provider))?;
+            Ok((trust, config))
         },
     )
 }
@@ -355,14 +356,17 @@ fn crypto_provider() -> (Arc<rustls::crypto::CryptoProvider>, bool) {
     }
 }
 
-/// Builds a rustls configuration: the provider of [`crypto_provider`]; the platform's root
+/// Builds a rustls configuration: `provider` (from [`crypto_provider`]); the platform's root
 /// certificates (plus extra roots, loaded at the first handshake: [`PlatformVerifier`]),
 /// only the given roots, or (asked for by name) none; a client certificate if one is set.
-fn build_tls_config(http2: bool, tls: &TlsSettings) -> Result<rustls::ClientConfig, BuildError> {
+fn build_tls_config(
+    http2: bool,
+    tls: &TlsSettings,
+    (provider, installed): (Arc<rustls::crypto::CryptoProvider>, bool),
+) -> Result<rustls::ClientConfig, BuildError> {
     // The platform's roots alone: one verifier with ring, one with the installed provider
     // (a process installs its default at most once).
     static PLATFORM_ONLY: [OnceLock<Arc<PlatformVerifier>>; 2] = [OnceLock::new(), OnceLock::new()];
-    let (provider, installed) = crypto_provider();
     let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> = if tls.accept_invalid {
         Arc::new(AcceptAnyCertificate(provider.clone()))
     } else if tls.is_platform_only() {
