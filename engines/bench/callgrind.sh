@@ -24,11 +24,11 @@ for rep in $(seq "$reps"); do
   for query in baseline full-scan-aggregate selective-page-index projection-2-of-16 copy-back; do
     order="s3wire amazons3"; [ $((rep % 2)) = 0 ] && order="amazons3 s3wire"
     for store in $order; do
-      c0=$(stat "$scratch/$server.stats" connections); r0=$(stat "$scratch/$server.stats" requests); b0=$(stat "$scratch/$server.stats" bytes)
+      read -r c0 r0 b0 <<< "$(counts "$scratch/$server.stats")"
       line=$(valgrind --tool=callgrind --callgrind-out-file="$scratch/callgrind.out" \
         "$bench" query "$proxy" bench "$store" "$query" 2> "$scratch/valgrind.log")
       sleep 0.3
-      c1=$(stat "$scratch/$server.stats" connections); r1=$(stat "$scratch/$server.stats" requests); b1=$(stat "$scratch/$server.stats" bytes)
+      read -r c1 r1 b1 <<< "$(counts "$scratch/$server.stats")"
       instructions=$(awk '$1=="summary:"||$1=="totals:"{print $2; exit}' "$scratch/callgrind.out")
       echo "${line%\}},\"server\":\"$server\",\"rep\":$rep,\"instructions\":$instructions,\"connections\":$((c1 - c0)),\"requests\":$((r1 - r0)),\"bytes_from_server\":$((b1 - b0))}" >> "$out"
     done

@@ -47,10 +47,10 @@ for server in $servers; do
     for query in full-scan-aggregate selective-page-index projection-2-of-16 copy-back; do
       order="s3wire amazons3"; [ $((rep % 2)) = 0 ] && order="amazons3 s3wire"
       for store in $order "ballista@$scheduler_port"; do
-        c0=$(stat "$scratch/$server.stats" connections); r0=$(stat "$scratch/$server.stats" requests); b0=$(stat "$scratch/$server.stats" bytes)
+        read -r c0 r0 b0 <<< "$(counts "$scratch/$server.stats")"
         line=$("$bench" query "$proxy" bench "$store" "$query")
         sleep 0.3
-        c1=$(stat "$scratch/$server.stats" connections); r1=$(stat "$scratch/$server.stats" requests); b1=$(stat "$scratch/$server.stats" bytes)
+        read -r c1 r1 b1 <<< "$(counts "$scratch/$server.stats")"
         echo "${line%\}},\"server\":\"$server\",\"rep\":$rep,\"connections\":$((c1 - c0)),\"requests\":$((r1 - r0)),\"bytes_from_server\":$((b1 - b0))}" >> "$out"
       done
     done

@@ -7,8 +7,12 @@ meta_line() {
   echo "{\"meta\":true,\"date\":\"$(date -u +%FT%TZ)\",\"commit\":\"$(git -C "$here" rev-parse --short HEAD)\",\"cpu\":\"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\",\"cores\":$(nproc),\"load_before\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"command\":\"$command\"$extra}"
 }
 
-# The value of KEY in the proxy's STATS file (0 before its first request).
-stat() { awk -v k="$2" '$1==k{print $2}' "$1" 2>/dev/null || echo 0; }
+# The proxy's counts in its STATS file: connections, requests and bytes, on one line (zeros
+# before the first connection).
+counts() {
+  awk '{n[$1]=$2} END {print n["connections"]+0, n["requests"]+0, n["bytes"]+0}' "$1" 2>/dev/null \
+    || echo 0 0 0
+}
 
 # Starts SERVER (local-s3 or moto; SERVER+tls starts the same, for start_proxy to put TLS in
 # front) and exports its credentials; sets $upstream (its endpoint) and $keep (a descriptor:

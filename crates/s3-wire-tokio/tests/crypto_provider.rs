@@ -42,8 +42,8 @@ async fn tls_runs_on_the_provider_the_program_installed_and_on_ring_without_one(
     // server takes the client's order).
     assert_eq!(get(client()).await, "with ring");
 
-    // The program installs its own: here ring's, offering ChaCha20-Poly1305 only, which the
-    // server would pick from no other client. A client built from now on speaks TLS with it.
+    // The program installs its own: here ring's, offering ChaCha20-Poly1305 only, which
+    // ring's default never puts first. A client built from now on speaks TLS with it.
     rustls::crypto::CryptoProvider {
         cipher_suites: vec![rustls::crypto::ring::cipher_suite::TLS13_CHACHA20_POLY1305_SHA256],
         ..rustls::crypto::ring::default_provider()

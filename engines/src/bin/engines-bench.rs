@@ -335,9 +335,10 @@ async fn query(endpoint: &str, bucket: &str, store: &str, name: &str) -> Result<
 
 /// A loopback proxy counting the connections clients open, HTTP requests (request lines at
 /// the start of what the client sends) and the bytes the server sends back; writes
-/// `connections N`, `requests N` and `bytes N` to `stats` after every change. Given `ca_file`, it serves TLS (TLS 1.3 and 1.2, HTTP/1.1) with a
-/// certificate for 127.0.0.1 issued by a CA made for the run, whose PEM it writes there, and
-/// relays the plaintext to `upstream`: requests and bytes are counted alike either way.
+/// `connections N`, `requests N` and `bytes N` to `stats` after every change. Given
+/// `ca_file`, it serves TLS (TLS 1.3 and 1.2, HTTP/1.1) with a certificate for 127.0.0.1
+/// issued by a CA made for the run, whose PEM it writes there, and relays the plaintext to
+/// `upstream`: everything is counted alike either way.
 async fn proxy(upstream: String, stats: String, ca_file: Option<String>) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let acceptor = match &ca_file {
