@@ -4,7 +4,8 @@
 # their order each repetition, on a fresh local-s3 behind the bench's TLS proxy
 # (measurements/engines-2026-12-08-tls-provider.md). Prints `store provider wall_s cpu_s`.
 #   measurements/raw/engines-provider-ab.sh QUERY REPS [SERVER]
-# Needs engines-bench built in /work/main/target (CARGO_TARGET_DIR for engines/).
+# Needs engines-bench built (`cargo build --release --bins` in engines/; CARGO_TARGET_DIR names
+# its target directory if not engines/target). Tables: measurements/raw/engines-provider-table.py.
 set -euo pipefail
 query=$1 reps=$2 server=${3:-local-s3+tls}
 here=$(cd "$(dirname "$0")/../../engines" && pwd)

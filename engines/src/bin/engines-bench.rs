@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! engines-bench serve-local-s3                       # prints its endpoint, runs until stdin closes
-//! engines-bench proxy UPSTREAM STATS_FILE [CA_FILE]  # counts requests and bytes; prints its endpoint
+//! engines-bench proxy UPSTREAM STATS_FILE [CA_FILE]  # counts connections, requests, bytes; prints its endpoint
 //! engines-bench generate ENDPOINT BUCKET ROWS FILES  # writes lineitem/ through S3WireStore
 //! engines-bench query ENDPOINT BUCKET STORE QUERY    # prints one JSON line
 //! engines-bench free-port                            # a port nothing listens on
@@ -465,14 +465,9 @@ async fn main() -> Result<(), Failure> {
             drop(server);
             Ok(())
         }
-        ["proxy", upstream, stats] => proxy(upstream.to_string(), stats.to_string(), None).await,
-        ["proxy", upstream, stats, ca_file] => {
-            proxy(
-                upstream.to_string(),
-                stats.to_string(),
-                Some(ca_file.to_string()),
-            )
-            .await
+        ["proxy", upstream, stats, ca_file @ ..] if ca_file.len() <= 1 => {
+            let ca_file = ca_file.first().map(|path| path.to_string());
+            proxy(upstream.to_string(), stats.to_string(), ca_file).await
         }
         ["generate", endpoint, bucket, rows, files] => {
             generate(endpoint, bucket, rows.parse()?, files.parse()?).await
