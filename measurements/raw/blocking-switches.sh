@@ -2,7 +2,7 @@
 # Context switches of the async and the blocking client on one task file, alternating
 # (measurements/blocking-switches-2026-12-08.md): `perf stat` over the whole harness (its
 # null-tls server, the child process that runs the client), one repetition per run.
-#   measurements/raw/blocking-switches.sh WORKLOAD PAIRS
+#   [DOWNLOADS=10000] measurements/raw/blocking-switches.sh WORKLOAD PAIRS
 # Needs tools/perf built (`cargo build --release -p perf`) and Linux perf.
 set -euo pipefail
 workload=$1 pairs=$2
@@ -20,6 +20,15 @@ for pair in $(seq "$pairs"); do
     counts=$(grep -v '^#' "$scratch/stat" | grep , | cut -d, -f1 | tr '\n' ' ')
     rate=$(grep -F "| tasks:$workload |" "$scratch/run.md" | head -1 | cut -d'|' -f4 | awk '{print $1, $2}')
     times=$(grep -F "| tasks:$workload | $client |" "$scratch/run.md" | cut -d'|' -f5,6 | tr -d '|s')
-    echo "$pair $client $counts$rate $times"
+    echo "$pair $client $counts$rate $times" | tee -a "$scratch/lines"
   done
 done
+# Per pair, blocking against async: extra switches (and per download, for a task file of
+# DOWNLOADS transfers), rate ratio, extra operation CPU (and per download, in µs).
+echo "pair extra_switches per_download rate_ratio extra_cpu_s per_download_us"
+awk -v n="${DOWNLOADS:-10000}" '
+  { sw[$1,$2]=$3; rate[$1,$2]=$6; cpu[$1,$2]=$NF }
+  END { for (p=1; (p,"s3-wire") in sw; p++) {
+    d=sw[p,"s3-wire-blocking"]-sw[p,"s3-wire"]; c=cpu[p,"s3-wire-blocking"]-cpu[p,"s3-wire"]
+    printf "%d %d %.2f %.3f %.2f %.0f\n", p, d, d/n, rate[p,"s3-wire-blocking"]/rate[p,"s3-wire"], c, c/n*1e6 } }
+' "$scratch/lines"
